@@ -57,6 +57,66 @@ PRESETS: dict[str, dict] = {
 
 _HIST0 = 1024  # initial capacity of the per-game stock history (grows by doubling)
 _TABLE0 = 2048  # initial open-addressing table size (power of two, kept under half full)
+_NONE = 255
+
+# --- move tables -----------------------------------------------------------------
+# Every move decision depends only on which of the four top ranks are equal: a 6-bit
+# pattern with one bit per pair of piles.  The tables below spell the rules out once
+# per pattern, so the hot loop looks the decision up instead of branching on ranks.
+_PAIRS = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
+
+
+def _equal(pattern: int, p: int, q: int) -> bool:
+    a, b = min(p, q), max(p, q)
+    return bool(pattern >> _PAIRS.index((a, b)) & 1)
+
+
+def _targets(p: int, rightmost: bool) -> list[int]:
+    """Piles a card on p may move to, farthest first (as the reference's Table.target_side)."""
+    return list(range(3, p, -1)) if rightmost else list(range(0, p))
+
+
+def _build_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    cascade = np.full((2, 64), _NONE, dtype=np.uint8)  # first move of a cascade step: src*4+dst
+    snap_moves = np.full((2, 64, 3), _NONE, dtype=np.uint8)  # the moves judged on one snapshot
+    snap_count = np.zeros((2, 64), dtype=np.uint8)
+    for rightmost in (0, 1):
+        for pat in range(64):
+            for p in range(4):
+                q = next((q for q in _targets(p, bool(rightmost)) if _equal(pat, p, q)), None)
+                if q is not None:
+                    cascade[rightmost, pat] = p * 4 + q
+                    break
+            for p in ([2, 1, 0] if rightmost else [1, 2, 3]):
+                q = next((q for q in _targets(p, bool(rightmost)) if _equal(pat, p, q)), None)
+                if q is not None:
+                    snap_moves[rightmost, pat, snap_count[rightmost, pat]] = p * 4 + q
+                    snap_count[rightmost, pat] += 1
+    return cascade, snap_moves, snap_count
+
+
+_CASCADE, _SNAP_MOVES, _SNAP_COUNT = _build_tables()
+
+
+def _build_destinations(snap_moves: np.ndarray, snap_count: np.ndarray) -> np.ndarray:
+    """Where each pile's just-dealt card ends up after one snapshot round of single-card moves.
+
+    Used when play is a pure function of each round of four (discard: dealt_four, cascade:
+    false, move_unit: card): the snapshot is then exactly the four cards just dealt, no pile
+    that receives a card is also a source, and all cards landing on one pile in a round share
+    a rank, so the order they land in does not change the ranks the pile holds.
+    """
+    dest = np.zeros((2, 64, 4), dtype=np.uint8)
+    for side in (0, 1):
+        for pat in range(64):
+            dest[side, pat] = [0, 1, 2, 3]
+            for j in range(snap_count[side, pat]):
+                mv = int(snap_moves[side, pat, j])
+                dest[side, pat, mv >> 2] = mv & 3
+    return dest
+
+
+_DEST = _build_destinations(_SNAP_MOVES, _SNAP_COUNT)
 
 
 @nb.njit(cache=True, inline="always")
@@ -66,72 +126,88 @@ def _mix(z):
     return z ^ (z >> np.uint64(31))
 
 
+_WORDS = 7  # the stock is 56 bytes (52 ranks, zero padded) viewed as seven 64-bit words
+
+
 @nb.njit(cache=True, inline="always")
-def _pile_four(piles, h, p):
-    """pile_four: drop the top four cards of pile p if they share a rank; return cards removed."""
+def _hash(words, n):
+    x = np.uint64(n)
+    for i in range(_WORDS):
+        x = _mix(x ^ words[i])
+    return x
+
+
+@nb.njit(cache=True, inline="always")
+def _pattern(t):
+    a = t[0]
+    b = t[1]
+    c = t[2]
+    d = t[3]
+    return (np.int64(a == b) | (np.int64(a == c) << 1) | (np.int64(a == d) << 2)
+            | (np.int64(b == c) << 3) | (np.int64(b == d) << 4) | (np.int64(c == d) << 5))
+
+
+@nb.njit(cache=True, inline="always")
+def _pile_four(piles, h, t, p):
+    """pile_four: drop the top four cards of pile p if they share a rank; return the cards removed."""
     k = h[p]
     if k >= 4:
-        r = piles[p, k - 1]
-        if piles[p, k - 2] == r and piles[p, k - 3] == r and piles[p, k - 4] == r:
+        r = piles[p, k]
+        if piles[p, k - 1] == r and piles[p, k - 2] == r and piles[p, k - 3] == r:
             h[p] = k - 4
+            t[p] = piles[p, k - 4]
             return 4
     return 0
 
 
 @nb.njit(cache=True, inline="always")
-def _move(piles, h, src, dst, run_unit):
-    """Move the top card (or top run of equal rank) from src onto dst."""
+def _move(piles, h, t, src, dst, run_unit):
+    """Move the top card (or the top run of equal rank) from src onto dst; piles hold ranks only."""
     k = h[src]
+    r = piles[src, k]
     n = 1
     if run_unit:
-        r = piles[src, k - 1]
-        while n < k and piles[src, k - 1 - n] == r:
+        while piles[src, k - n] == r:  # the sentinel at index 0 never equals a rank
             n += 1
     d = h[dst]
-    for i in range(n):
-        piles[dst, d + i] = piles[src, k - n + i]
+    for i in range(1, n + 1):
+        piles[dst, d + i] = r
     h[src] = k - n
     h[dst] = d + n
-
-
-@nb.njit(cache=True, inline="always")
-def _farthest_match(piles, h, p, r, rightmost):
-    """The farthest pile on p's target side whose current top has rank r, or -1."""
-    if rightmost:
-        for q in range(3, p, -1):
-            if h[q] > 0 and piles[q, h[q] - 1] == r:
-                return q
-    else:
-        for q in range(0, p):
-            if h[q] > 0 and piles[q, h[q] - 1] == r:
-                return q
-    return -1
+    t[src] = piles[src, k - n]
+    t[dst] = r
 
 
 @nb.njit(cache=True)
 def _play_batch(decks, pile_four, cascade, run_unit, rightmost, gather, right_to_left, max_rounds,
+                cascade_table, snap_moves, snap_count, dest,
                 out_outcome, out_rounds, out_moves, out_left, out_cycle):
     ndeals = decks.shape[0]
-    piles = np.zeros((4, 56), dtype=np.uint8)
+    # piles[p, 0] is a sentinel (16 + p) that matches no rank and no other pile; cards sit at 1..h[p],
+    # so the top is always piles[p, h[p]], empty or not.
+    piles = np.zeros((4, 60), dtype=np.uint8)
     h = np.zeros(4, dtype=np.int64)
-    stock = np.zeros(52, dtype=np.uint8)
-    snap = np.zeros(4, dtype=np.int64)
-    order = np.empty(4, dtype=np.int64)
-    for k in range(4):
-        order[k] = 3 - k if right_to_left else k
-    hist = np.zeros((_HIST0, 4), dtype=np.uint64)
+    t = np.zeros(4, dtype=np.int64)  # top rank (or sentinel) of each pile
+    stock = np.zeros(8 * _WORDS, dtype=np.uint8)  # ranks; bytes past the stock's end stay zero
+    words = stock.view(np.uint64)
+    hist = np.zeros((_HIST0, _WORDS), dtype=np.uint64)
     hist_pass = np.zeros(_HIST0, dtype=np.int64)
     table = np.full(_TABLE0, -1, dtype=np.int64)
+    side = 1 if rightmost else 0
+    by_round = not pile_four and not cascade and not run_unit
+    for p in range(4):
+        piles[p, 0] = 16 + p
     for g in range(ndeals):
         for i in range(52):
             stock[i] = decks[g, i] % 13
         n = 52
         for p in range(4):
             h[p] = 0
+            t[p] = 16 + p
         moves = 0
         rounds = 0
         nhist = 0
-        hist_n = -1  # stock length the history holds
+        hist_n = -1  # the stock length the history holds
         outcome = CAPPED
         cycle_len = 0
         left = 52
@@ -141,28 +217,17 @@ def _play_batch(decks, pile_four, cascade, run_unit, rightmost, gather, right_to
                 nhist = 0
                 hist_n = n
                 table[:] = -1
-            w0 = np.uint64(0)
-            w1 = np.uint64(0)
-            w2 = np.uint64(0)
-            w3 = np.uint64(0)
-            for i in range(n):
-                v = np.uint64(stock[i]) << np.uint64(4 * (i & 15))
-                wi = i >> 4
-                if wi == 0:
-                    w0 |= v
-                elif wi == 1:
-                    w1 |= v
-                elif wi == 2:
-                    w2 |= v
-                else:
-                    w3 |= v
-            hv = _mix(w0 ^ _mix(w1 ^ _mix(w2 ^ _mix(w3 + np.uint64(n)))))
             mask = table.shape[0] - 1
-            slot = np.int64(hv & np.uint64(mask))
+            slot = np.int64(_hash(words, n) & np.uint64(mask))
             found = -1
             while table[slot] >= 0:
                 e = table[slot]
-                if hist[e, 0] == w0 and hist[e, 1] == w1 and hist[e, 2] == w2 and hist[e, 3] == w3:
+                same = True
+                for i in range(_WORDS):
+                    if hist[e, i] != words[i]:
+                        same = False
+                        break
+                if same:
                     found = e
                     break
                 slot = (slot + 1) & mask
@@ -174,110 +239,125 @@ def _play_batch(decks, pile_four, cascade, run_unit, rightmost, gather, right_to
                 outcome = CAPPED
                 break
             rounds += 1
-            # remember this stock
-            if nhist == hist.shape[0]:
-                nh = np.zeros((2 * nhist, 4), dtype=np.uint64)
+            if nhist == hist.shape[0]:  # grow the history
+                nh = np.zeros((2 * nhist, _WORDS), dtype=np.uint64)
                 nh[:nhist] = hist
                 hist = nh
-                np_ = np.zeros(2 * nhist, dtype=np.int64)
-                np_[:nhist] = hist_pass
-                hist_pass = np_
-            hist[nhist, 0] = w0
-            hist[nhist, 1] = w1
-            hist[nhist, 2] = w2
-            hist[nhist, 3] = w3
+                npass = np.zeros(2 * nhist, dtype=np.int64)
+                npass[:nhist] = hist_pass
+                hist_pass = npass
+            hist[nhist] = words
             hist_pass[nhist] = rounds
             table[slot] = nhist
             nhist += 1
-            if 2 * nhist > table.shape[0]:
+            if 2 * nhist > table.shape[0]:  # keep the table under half full
                 table = np.full(2 * table.shape[0], -1, dtype=np.int64)
                 mask = table.shape[0] - 1
                 for e in range(nhist):
-                    x = _mix(hist[e, 0] ^ _mix(hist[e, 1] ^ _mix(hist[e, 2] ^ _mix(hist[e, 3] + np.uint64(n)))))
-                    s = np.int64(x & np.uint64(mask))
+                    s = np.int64(_hash(hist[e], n) & np.uint64(mask))
                     while table[s] >= 0:
                         s = (s + 1) & mask
                     table[s] = e
             # --- the pass ---
-            pos = 0
             won = False
-            while pos < n:
-                for k in range(4):
-                    p = order[k]
-                    piles[p, h[p]] = stock[pos + k]
-                    h[p] += 1
-                a = stock[pos]
-                pos += 4
-                if stock[pos - 3] == a and stock[pos - 2] == a and stock[pos - 1] == a:
-                    for p in range(4):
-                        h[p] -= 1
-                    left -= 4
+            if by_round:  # play is a pure function of each round of four: table-driven, no moves to simulate
+                pos = 0
+                while pos < n:
+                    a = stock[pos + 3] if right_to_left else stock[pos]
+                    b = stock[pos + 2] if right_to_left else stock[pos + 1]
+                    c = stock[pos + 1] if right_to_left else stock[pos + 2]
+                    d = stock[pos] if right_to_left else stock[pos + 3]
+                    pos += 4
+                    pat = (np.int64(a == b) | (np.int64(a == c) << 1) | (np.int64(a == d) << 2)
+                           | (np.int64(b == c) << 3) | (np.int64(b == d) << 4) | (np.int64(c == d) << 5))
+                    if pat == 63:
+                        left -= 4
+                        if left == 0:
+                            won = True
+                            break
+                        continue
+                    moves += snap_count[side, pat]
+                    q = dest[side, pat, 0]
+                    h[q] += 1
+                    piles[q, h[q]] = a
+                    q = dest[side, pat, 1]
+                    h[q] += 1
+                    piles[q, h[q]] = b
+                    q = dest[side, pat, 2]
+                    h[q] += 1
+                    piles[q, h[q]] = c
+                    q = dest[side, pat, 3]
+                    h[q] += 1
+                    piles[q, h[q]] = d
+            else:
+                pos = 0
+                while pos < n:
+                    for k in range(4):
+                        p = 3 - k if right_to_left else k
+                        c = stock[pos + k]
+                        hp = h[p] + 1
+                        piles[p, hp] = c
+                        h[p] = hp
+                        t[p] = c
+                    pos += 4
+                    pat = _pattern(t)
+                    if pat == 63:  # the four just dealt share a rank: discard them, deal on
+                        for p in range(4):
+                            h[p] -= 1
+                            t[p] = piles[p, h[p]]
+                        left -= 4
+                        if left == 0:
+                            won = True
+                            break
+                        continue
+                    if pile_four:
+                        for p in range(4):
+                            left -= _pile_four(piles, h, t, p)
+                        pat = _pattern(t)
+                    if cascade:
+                        while True:
+                            mv = cascade_table[side, pat]
+                            if mv == 255:
+                                break
+                            src = mv >> 2
+                            dst = mv & 3
+                            _move(piles, h, t, src, dst, run_unit)
+                            moves += 1
+                            if pile_four:
+                                left -= _pile_four(piles, h, t, dst)
+                            pat = _pattern(t)
+                    else:
+                        for j in range(snap_count[side, pat]):
+                            mv = snap_moves[side, pat, j]
+                            src = mv >> 2
+                            dst = mv & 3
+                            _move(piles, h, t, src, dst, run_unit)
+                            moves += 1
+                            if pile_four:
+                                left -= _pile_four(piles, h, t, dst)
                     if left == 0:
                         won = True
                         break
-                    continue
-                if pile_four:
-                    for p in range(4):
-                        left -= _pile_four(piles, h, p)
-                if cascade:
-                    while True:
-                        moved = False
-                        for p in range(4):
-                            if h[p] == 0:
-                                continue
-                            q = _farthest_match(piles, h, p, piles[p, h[p] - 1], rightmost)
-                            if q >= 0:
-                                _move(piles, h, p, q, run_unit)
-                                moves += 1
-                                if pile_four:
-                                    left -= _pile_four(piles, h, q)
-                                moved = True
-                                break
-                        if not moved:
-                            break
-                else:
-                    for p in range(4):
-                        snap[p] = piles[p, h[p] - 1] if h[p] > 0 else -1
-                    for k in range(3):
-                        p = 1 + k if not rightmost else 2 - k
-                        r = snap[p]
-                        if r < 0:
-                            continue
-                        q = -1
-                        if rightmost:
-                            for j in range(3, p, -1):
-                                if snap[j] == r:
-                                    q = j
-                                    break
-                        else:
-                            for j in range(0, p):
-                                if snap[j] == r:
-                                    q = j
-                                    break
-                        if q >= 0:
-                            _move(piles, h, p, q, run_unit)
-                            moves += 1
-                            if pile_four:
-                                left -= _pile_four(piles, h, q)
-                if left == 0:
-                    won = True
-                    break
             if won:
                 outcome = WON
                 break
             # --- gather: the piles become the new stock ---
             n = 0
+            bottom_up = gather == 0 or gather == 1
             for k in range(4):
                 p = k if (gather == 1 or gather == 2) else 3 - k
-                if gather == 0 or gather == 1:  # bottom up
-                    for i in range(h[p]):
-                        stock[n] = piles[p, i]
-                        n += 1
-                else:  # top down
-                    for i in range(h[p] - 1, -1, -1):
-                        stock[n] = piles[p, i]
-                        n += 1
+                hp = h[p]
+                if bottom_up:
+                    for i in range(hp):
+                        stock[n + i] = piles[p, 1 + i]
+                else:
+                    for i in range(hp):
+                        stock[n + i] = piles[p, hp - i]
+                n += hp
                 h[p] = 0
+                t[p] = 16 + p
+            for i in range(n, 8 * _WORDS):
+                stock[i] = 0
         out_outcome[g] = outcome
         out_rounds[g] = rounds
         out_moves[g] = moves
@@ -307,6 +387,7 @@ def play_batch(decks: np.ndarray, rules: PerpetualMotionRules) -> dict[str, np.n
         GATHERS.index(rules.gather),
         rules.deal_direction == "right_to_left",
         int(rules.max_rounds),
+        _CASCADE, _SNAP_MOVES, _SNAP_COUNT, _DEST,
         out["outcome"], out["rounds"], out["moves"], out["cards_left"], out["cycle_length"],
     )
     return out

@@ -1,0 +1,84 @@
+"""Engine speed on one core: the deal generator, then games per second for each game's presets.
+
+Run: .venv/bin/python scripts/bench_engine.py [--deals N] [--games perpetual_motion,amazons]
+Numbers are after warm-up (compilation excluded), single-threaded, seeded deals generated
+beforehand so only play is timed.  Solver games have their own script (bench_solver.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import time
+
+import numpy as np
+
+from engine.cards import DECK_52
+from engine.deals import seeded_deals
+from engine.registry import get_game
+
+
+def machine() -> str:
+    cpu = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), "")
+    except OSError:
+        pass
+    return f"{platform.machine()} {cpu} ({os.cpu_count()} cores), Python {platform.python_version()}"
+
+
+def best_rate(fn, n: int, repeats: int = 3) -> float:
+    """Items per second of CPU time of this process, best of ``repeats``.
+
+    CPU time rather than wall time, so that other work on a shared machine
+    does not count against the kernel (the kernels are single-threaded).
+    """
+    best = float("inf")
+    for _ in range(repeats):
+        t = time.process_time()
+        fn()
+        best = min(best, time.process_time() - t)
+    return n / best
+
+
+def bench_generator(n: int) -> None:
+    seeded_deals(DECK_52, 1, 0, 10)
+    rate = best_rate(lambda: seeded_deals(DECK_52, 1, 0, n), n)
+    print(f"deal generator (52 cards): {rate:,.0f} deals/s")
+
+
+def bench_game(name: str, n: int) -> None:
+    game = get_game(name)
+    decks = seeded_deals(game.deck, 2009, 0, n)
+    for preset in game.presets:
+        rules = game.rules(preset)
+        game.play_batch(decks[:20], rules)  # warm-up: compile or load from cache
+        out = {}
+
+        def run():
+            out.update(game.play_batch(decks, rules))
+
+        rate = best_rate(run, n)
+        won = out["outcome"] == 0
+        print(f"{name:>18} {preset:<12} {rate:>12,.0f} games/s   win rate {won.mean():.4f}   "
+              f"mean rounds {out['rounds'].mean():7.2f}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--deals", type=int, default=100_000)
+    ap.add_argument("--games", default="perpetual_motion,amazons")
+    args = ap.parse_args()
+    print(machine())
+    bench_generator(1_000_000)
+    for name in args.games.split(","):
+        try:
+            bench_game(name, args.deals)
+        except Exception as exc:  # a game not registered yet
+            print(f"{name}: skipped ({exc})")
+
+
+if __name__ == "__main__":
+    main()
