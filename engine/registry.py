@@ -21,6 +21,7 @@ from engine.rules import RuleError, Switch, resolve_rules, switches
 # name -> module; the module's GAME attribute is the GameSpec.
 _GAME_MODULES: dict[str, str] = {
     "perpetual_motion": "engine.perpetual_motion",
+    "amazons": "engine.amazons",
 }
 
 # Columns every game returns from play_batch, with their dtypes.
