@@ -1,0 +1,298 @@
+"""Reports and queries over a run folder, with polars.
+
+* :func:`scan_deals` is the one way the pipeline reads results: a lazy scan of
+  ``variant=*/*.parquet`` with hive partitioning (``variant`` always a string),
+  so files being written (``_tmp/*.tmp``) are never seen.
+* :func:`build_report` computes one row per variant (raw numbers in a polars
+  DataFrame); renderers in :data:`RENDERERS` turn a :class:`Report` into text.
+  A new output format (e.g. html) is one more renderer; a paired comparison of
+  variants (``patience compare``) can start from :func:`scan_deals` the same way.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from engine.outcomes import OUTCOMES
+from engine.registry import game_names, get_game
+from pipeline.errors import BadInput
+from pipeline.store import PARTS_GLOB, read_manifest
+
+Z95 = 1.959963984540054  # two-sided 95% normal quantile
+
+
+def scan_deals(run_dir: Path) -> pl.LazyFrame:
+    """The per-deal table of a run (``deal``, ``variant``, ``outcome``, ``won``, ...), lazily."""
+    run_dir = Path(run_dir)
+    if not any(run_dir.glob(PARTS_GLOB)):
+        manifest = read_manifest(run_dir)
+        game = manifest.get("game")
+        schema = {"deal": pl.Int64, "outcome": pl.String, "won": pl.Boolean, "rounds": pl.Int32,
+                  "moves": pl.Int32, "cards_left": pl.Int16}
+        if game in game_names():
+            for c in get_game(game).extra_columns:
+                schema[c.name] = pl.Series(np.empty(0, dtype=c.dtype)).dtype
+        return pl.DataFrame(schema={**schema, "variant": pl.String}).lazy()
+    return pl.scan_parquet(
+        str(run_dir / PARTS_GLOB),
+        hive_partitioning=True,
+        hive_schema={"variant": pl.String},  # a variant named "1" or "true" stays text
+        try_parse_hive_dates=False,
+    )
+
+
+def wilson(wins: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval for a binomial proportion (good near 0 and 1, unlike p +/- z*se)."""
+    if n == 0:
+        return (math.nan, math.nan)
+    p = wins / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def verdict(wins: int, n: int, ref_rate: float, ref_ci95: float | None) -> tuple[float, str]:
+    """Is our win rate consistent with a published one?  |difference| <= 1.96 x combined standard error.
+
+    Our standard error is the binomial one; the published one is its 95%
+    half-width / 1.96 when given, else taken as 0 (the figure treated as exact).
+    """
+    if n == 0:
+        return (math.nan, "no data")
+    p = wins / n
+    se = math.sqrt(max(p * (1 - p), 0.25 / n) / n)  # floor so a 0%/100% run still has some spread
+    se_ref = (ref_ci95 / Z95) if ref_ci95 else 0.0
+    z = (p - ref_rate) / math.sqrt(se * se + se_ref * se_ref)
+    return (z, "consistent" if abs(z) <= Z95 else "not consistent")
+
+
+@dataclass
+class Report:
+    study: str
+    game: str
+    run_dir: str
+    status: str
+    units_done: int
+    units_total: int
+    outcomes: list[str]
+    rows: pl.DataFrame  # one row per variant; raw numbers (see build_report)
+    sources: dict[str, str] = field(default_factory=dict)
+
+
+def build_report(run_dir: str | Path) -> Report:
+    """One row per variant: deals, wins, win rate + Wilson 95%, outcome counts, rounds of won deals, reference."""
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        raise BadInput(f"RUN_DIR {run_dir}: no such folder; allowed: a folder written by `patience run`")
+    manifest = read_manifest(run_dir)
+    game = manifest.get("game", "")
+    outcomes = list(get_game(game).outcomes) if game in game_names() else list(OUTCOMES)
+    variants = list(manifest.get("config", {}).get("variants", {}))
+    reference = manifest.get("config", {}).get("reference", {}) or {}
+
+    lf = scan_deals(run_dir)
+    present = pl.col("outcome")
+    agg = (
+        lf.select("variant", "outcome", "won", "rounds")
+        .group_by("variant")
+        .agg(
+            pl.len().cast(pl.Int64).alias("deals"),
+            pl.col("won").sum().cast(pl.Int64).alias("wins"),
+            *[(present == o).sum().cast(pl.Int64).alias(f"n_{o}") for o in OUTCOMES],
+            pl.col("rounds").mean().alias("rounds_mean"),
+            pl.col("rounds").filter(pl.col("won")).mean().alias("rounds_won_mean"),
+            pl.col("rounds").filter(pl.col("won")).median().alias("rounds_won_median"),
+            pl.col("rounds").filter(pl.col("won")).quantile(0.9, interpolation="linear").alias("rounds_won_p90"),
+        )
+        .collect()
+    )
+    # Outcomes the game declares, plus any other that actually occurred.
+    outcomes += [o for o in OUTCOMES if o not in outcomes and agg[f"n_{o}"].sum() > 0]
+    agg = agg.drop([f"n_{o}" for o in OUTCOMES if o not in outcomes])
+    order = {v: i for i, v in enumerate(variants)}
+    agg = agg.with_columns(pl.col("variant").replace_strict(order, default=len(order), return_dtype=pl.Int64)
+                           .alias("_order")).sort("_order", "variant").drop("_order")
+
+    extra: dict[str, list[Any]] = {k: [] for k in ("win_rate", "ci95_low", "ci95_high", "ref_win_rate", "ref_ci95",
+                                                   "ref_mean_rounds_won", "ref_mean_rounds", "z", "verdict")}
+    sources = {}
+    for name, deals, wins in agg.select("variant", "deals", "wins").iter_rows():
+        lo, hi = wilson(wins, deals)
+        extra["win_rate"].append(wins / deals if deals else math.nan)
+        extra["ci95_low"].append(lo)
+        extra["ci95_high"].append(hi)
+        ref = reference.get(name, {})
+        for key in ("win_rate", "ci95", "mean_rounds_won", "mean_rounds"):
+            extra[f"ref_{key}"].append(ref.get(key))
+        if "win_rate" in ref:
+            z, word = verdict(wins, deals, ref["win_rate"], ref.get("ci95"))
+            extra["z"].append(z)
+            extra["verdict"].append(word)
+        else:
+            extra["z"].append(None)
+            extra["verdict"].append(None)
+        if ref.get("source"):
+            sources[name] = ref["source"]
+    columns = agg.columns
+    rows = agg.with_columns(
+        pl.Series("win_rate", extra["win_rate"], dtype=pl.Float64),
+        pl.Series("ci95_low", extra["ci95_low"], dtype=pl.Float64),
+        pl.Series("ci95_high", extra["ci95_high"], dtype=pl.Float64),
+        *[pl.Series(k, extra[k], dtype=pl.Float64) for k in ("ref_win_rate", "ref_ci95", "ref_mean_rounds_won",
+                                                              "ref_mean_rounds", "z")],
+        pl.Series("verdict", extra["verdict"], dtype=pl.String),
+    ).select(
+        "variant", "deals", "wins", "win_rate", "ci95_low", "ci95_high",
+        *[c for c in columns if c.startswith("n_")],
+        "rounds_mean", "rounds_won_mean", "rounds_won_median", "rounds_won_p90",
+        "ref_win_rate", "ref_ci95", "ref_mean_rounds_won", "ref_mean_rounds", "z", "verdict",
+    )
+    units = manifest.get("units", [])
+    return Report(
+        study=manifest.get("study", run_dir.name),
+        game=game,
+        run_dir=str(run_dir),
+        status=manifest.get("status", "unknown"),
+        units_done=sum(1 for u in units if u.get("state") == "done"),
+        units_total=len(units),
+        outcomes=outcomes,
+        rows=rows,
+        sources=sources,
+    )
+
+
+# --- renderers ---------------------------------------------------------------------
+
+
+def _pct(x: float | None, digits: int = 2) -> str:
+    return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.{digits}f}%"
+
+
+def _num(x: float | None, digits: int = 1) -> str:
+    return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:,.{digits}f}"
+
+
+def _display_rows(report: Report) -> tuple[list[str], list[list[str]]]:
+    """Human columns shared by the table and markdown renderers."""
+    has_ref = report.rows["ref_win_rate"].is_not_null().any()
+    header = ["variant", "deals", "win rate", "95% CI", *report.outcomes, "rounds (won) mean", "median", "p90"]
+    if has_ref:
+        header += ["published", "verdict"]
+    out = []
+    for r in report.rows.iter_rows(named=True):
+        line = [
+            r["variant"], f"{r['deals']:,}", _pct(r["win_rate"]), f"{_pct(r['ci95_low'])}..{_pct(r['ci95_high'])}",
+            *[f"{r[f'n_{o}']:,}" for o in report.outcomes],
+            _num(r["rounds_won_mean"]), _num(r["rounds_won_median"]), _num(r["rounds_won_p90"]),
+        ]
+        if has_ref:
+            pub = ""
+            if r["ref_win_rate"] is not None:
+                pub = _pct(r["ref_win_rate"]) + (f" ± {_pct(r['ref_ci95'])}" if r["ref_ci95"] is not None else "")
+            if r["ref_mean_rounds_won"] is not None:
+                pub += f"; {r['ref_mean_rounds_won']:g} rounds (won)"
+            if r["ref_mean_rounds"] is not None:
+                pub += f"; {r['ref_mean_rounds']:g} rounds (all, ours {_num(r['rounds_mean'])})"
+            word = "" if r["verdict"] is None else f"{r['verdict']} (z={r['z']:+.2f})"
+            line += [pub, word]
+        out.append(line)
+    return header, out
+
+
+def _title(report: Report) -> str:
+    done = "" if report.status == "complete" else f", {report.status}: {report.units_done}/{report.units_total} units"
+    return f"{report.study} ({report.game}{done})"
+
+
+def _notes(report: Report) -> list[str]:
+    notes = [f"{name}: published by {src}" for name, src in report.sources.items()]
+    if report.sources:
+        notes.append("verdict: consistent when |ours - published| <= 1.96 x combined standard error "
+                     "(published error from its ci95, 0 when not given)")
+    return notes
+
+
+def render_table(report: Report) -> str:
+    from rich.console import Console
+    from rich.table import Table
+
+    header, rows = _display_rows(report)
+    table = Table(title=_title(report), title_justify="left")
+    for i, h in enumerate(header):
+        table.add_column(h, justify="left" if i == 0 or h in ("published", "verdict") else "right")
+    for line in rows:
+        table.add_row(*line)
+    buf = io.StringIO()
+    console = Console(file=buf, width=max(100, 12 * len(header) + 40), force_terminal=False, color_system=None)
+    console.print(table)
+    for note in _notes(report):
+        console.print(note)
+    return buf.getvalue()
+
+
+def render_markdown(report: Report) -> str:
+    header, rows = _display_rows(report)
+    lines = [f"### {_title(report)}", "", "| " + " | ".join(header) + " |",
+             "|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|"]
+    lines += ["| " + " | ".join(c.replace("|", "\\|") for c in line) + " |" for line in rows]
+    notes = _notes(report)
+    if notes:
+        lines += [""] + [f"- {n}" for n in notes]
+    return "\n".join(lines) + "\n"
+
+
+def render_csv(report: Report) -> str:
+    return report.rows.write_csv()
+
+
+def render_json(report: Report) -> str:
+    doc = {
+        "study": report.study,
+        "game": report.game,
+        "run_dir": report.run_dir,
+        "status": report.status,
+        "units_done": report.units_done,
+        "units_total": report.units_total,
+        "outcomes": report.outcomes,
+        "sources": report.sources,
+        "variants": [
+            {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}
+            for r in report.rows.iter_rows(named=True)
+        ],
+    }
+    return json.dumps(doc, indent=1) + "\n"
+
+
+RENDERERS: dict[str, Callable[[Report], str]] = {
+    "table": render_table,
+    "markdown": render_markdown,
+    "csv": render_csv,
+    "json": render_json,
+}
+
+
+# --- SQL ------------------------------------------------------------------------------
+
+
+def run_query(run_dir: str | Path, sql: str) -> pl.DataFrame:
+    """Polars SQL over the per-deal table, registered as ``deals``.  BadInput for bad SQL."""
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        raise BadInput(f"RUN_DIR {run_dir}: no such folder; allowed: a folder written by `patience run`")
+    read_manifest(run_dir)
+    ctx = pl.SQLContext(deals=scan_deals(run_dir))
+    try:
+        return ctx.execute(sql).collect()
+    except (pl.exceptions.PolarsError, ValueError, TypeError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise BadInput(f"SQL {sql!r}: {first}; allowed: polars SQL over the table `deals`") from None

@@ -1,0 +1,120 @@
+"""What a worker does with one work unit: make its deals, play them, write one Parquet file.
+
+Runs the same way in-process (serial backend) and in a Ray worker.  The table
+is built from ``GameSpec.columns()`` alone, so every game's columns come out of
+``play_batch`` without any change here.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+from engine.deals import microsoft_deal, parse_deal, seeded_deals
+from engine.outcomes import OUTCOMES, WON
+from engine.registry import GameSpec, get_game
+from pipeline.plan import UnitTask
+from pipeline.store import write_part
+
+_OUTCOME_STRINGS = pa.array(OUTCOMES, type=pa.string())
+
+
+@dataclass
+class UnitSummary:
+    """The small answer a unit sends back to the driver."""
+
+    key: str
+    variant: str
+    count: int
+    wins: int
+    outcome_counts: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+    host: str = ""
+
+
+def make_decks(game: GameSpec, task: UnitTask) -> tuple[np.ndarray, np.ndarray]:
+    """The unit's deals (uint8[count, ncards]) and their indices (int64[count])."""
+    u = task.unit
+    if task.source_kind == "seeded":
+        decks = seeded_deals(game.deck, task.seed, u.first, u.count)
+        return decks, np.arange(u.first, u.first + u.count, dtype=np.int64)
+    if task.source_kind == "file":
+        decks = np.stack([parse_deal(line, game.deck, where=f"deal {u.position + i}")
+                          for i, line in enumerate(task.deal_lines)])
+        return decks, np.arange(u.position, u.position + u.count, dtype=np.int64)
+    if task.source_kind == "microsoft":
+        return np.stack([microsoft_deal(n) for n in task.numbers]), np.asarray(task.numbers, dtype=np.int64)
+    raise ValueError(f"unknown deal source {task.source_kind!r}")
+
+
+def to_table(game: GameSpec, deal: np.ndarray, columns: dict[str, np.ndarray], metadata: dict[str, str]) -> pa.Table:
+    """The per-deal table of DESIGN section 6 (``variant`` comes from the partition folder)."""
+    codes = np.asarray(columns["outcome"], dtype=np.uint8)
+    if codes.size and int(codes.max()) >= len(OUTCOMES):
+        raise ValueError(f"{game.name}: outcome code {int(codes.max())} is not in engine.outcomes.OUTCOMES")
+    arrays = {
+        "deal": pa.array(deal, type=pa.int64()),
+        "outcome": _OUTCOME_STRINGS.take(pa.array(codes, type=pa.uint8())),
+        "won": pa.array(codes == WON, type=pa.bool_()),
+    }
+    for name, dtype in game.columns().items():
+        if name == "outcome":
+            continue
+        values = np.asarray(columns[name])
+        if values.shape != codes.shape:
+            raise ValueError(f"{game.name}: column {name!r} has shape {values.shape}, expected {codes.shape}")
+        arrays[name] = pa.array(values.astype(dtype, copy=False), type=pa.from_numpy_dtype(np.dtype(dtype)))
+    table = pa.table(arrays)
+    return table.replace_schema_metadata({k.encode(): v.encode() for k, v in metadata.items()})
+
+
+def _fault(task: UnitTask) -> None:
+    """Test-only faults (PATIENCE_TEST_FAULT on the driver); never set in normal runs.
+
+    ``die_once:PATH``  the first worker to get here exits hard (a dead worker Ray must retry);
+    ``raise:PATH``     raise as the engine would (must not be retried); PATH counts attempts;
+    ``sleep:SECONDS``  slow every unit down (so a test can kill a run part way).
+    """
+    kind, _, arg = task.fault.partition(":")
+    if kind == "die_once":
+        try:
+            fd = os.open(arg, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            return
+        os.close(fd)
+        os._exit(17)
+    if kind == "raise":
+        with open(arg, "a") as f:
+            f.write(task.unit.key + "\n")
+        raise RuntimeError(f"test fault: engine failure in {task.unit.key}")
+    if kind == "sleep":
+        time.sleep(float(arg))
+
+
+def run_unit(task: UnitTask) -> UnitSummary:
+    """Play one unit and write its file; returns a small summary."""
+    t0 = time.perf_counter()
+    if task.fault:
+        _fault(task)
+    game = get_game(task.game)
+    decks, deal = make_decks(game, task)
+    columns = game.play_batch(decks, task.rules)
+    table = to_table(game, deal, columns, {**task.metadata, "patience.unit": task.unit.key})
+    write_part(Path(task.run_dir), task.unit.relpath, table)
+    codes = np.asarray(columns["outcome"], dtype=np.uint8)
+    counts = np.bincount(codes, minlength=len(OUTCOMES))
+    return UnitSummary(
+        key=task.unit.key,
+        variant=task.unit.variant,
+        count=task.unit.count,
+        wins=int(counts[WON]),
+        outcome_counts={OUTCOMES[i]: int(c) for i, c in enumerate(counts) if c},
+        seconds=time.perf_counter() - t0,
+        host=socket.gethostname(),
+    )

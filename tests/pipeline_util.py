@@ -1,0 +1,51 @@
+"""Helpers shared by the pipeline tests (not a test module)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import polars as pl
+
+ROOT = Path(__file__).resolve().parent.parent
+TESTS = Path(__file__).resolve().parent
+
+
+def cli(argv: list[str], capsys) -> tuple[int, str, str]:
+    """Run `patience ARGV` in-process; return (exit code, stdout, stderr)."""
+    from pipeline.cli import main
+
+    capsys.readouterr()
+    try:
+        main([str(a) for a in argv])
+        code = 0
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def write_study(path: Path, text: str) -> Path:
+    path.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+    return path
+
+
+def rows(run_dir: Path) -> pl.DataFrame:
+    """Every per-deal row of a run, in a canonical order."""
+    from pipeline.report import scan_deals
+
+    return scan_deals(run_dir).collect().sort("variant", "deal")
+
+
+def cli_subprocess(argv: list[str], env: dict | None = None, fake: bool = False, **kw) -> subprocess.Popen:
+    """Start `patience ARGV` in a child process (optionally with the fake game registered)."""
+    boot = "import sys; from pipeline.cli import main; "
+    if fake:
+        boot = f"import sys; sys.path.insert(0, {str(TESTS)!r}); import fake_game; fake_game.register(); " \
+               "from pipeline.cli import main; "
+    full_env = {**os.environ, **(env or {})}
+    return subprocess.Popen([sys.executable, "-c", boot + "main(sys.argv[1:])", *map(str, argv)],
+                            cwd=ROOT, env=full_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
