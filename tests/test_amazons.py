@@ -150,18 +150,16 @@ def test_cards_conserved_and_foundations_grow_in_order(deal: list[int], values: 
     assert _kernel_rows(np.array([deal], dtype=np.uint8), rules)[0] == {c: row[c] for c in COLUMNS}
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(deal=deal_strategy, values=rules_strategy)
-def test_a_cycle_really_repeats_and_blocked_really_idles(deal: list[int], values: dict) -> None:
-    rules = GAME.rules(None, {**values, "max_rounds": 100000})
+def _check_loss_is_real(deal: list[int], rules: AmazonsRules) -> str:
+    """A ``cycle`` really returns to an earlier state; ``blocked`` really ends idle_passes passes without a play."""
     result = reference.play(deal, rules, record=True)
-    passes = [e for e in result.events if e.kind in ("pass", "play", "k", "gather")]
+    events = [e for e in result.events if e.kind in ("pass", "play", "k", "gather")]
     if result.outcome == "cycle":
-        # Rebuild the state at the start of each pass since the last k change and find the repeat.
+        # Rebuild the state at the start of each pass (after the last k change) and find the repeat.
         states = []
         foundations: list[list[int]] = [[], [], [], []]
         k = 1 if rules.strategy == "one_ace" else 4
-        for e in passes:
+        for e in events:
             if e.kind == "pass":
                 states.append((tuple(e.data["stock"]), tuple(map(tuple, foundations)), e.data["k"]))
             elif e.kind == "play":
@@ -176,11 +174,26 @@ def test_a_cycle_really_repeats_and_blocked_really_idles(deal: list[int], values
         assert k == 4
     elif result.outcome == "blocked":
         tail = []
-        for e in reversed(passes):
+        for e in reversed(events):
             tail.append(e)
             if sum(x.kind == "pass" for x in tail) == rules.idle_passes:
                 break
         assert not any(e.kind == "play" for e in tail)
+    return result.outcome
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(deal=deal_strategy, values=rules_strategy)
+def test_a_cycle_really_repeats_and_blocked_really_idles(deal: list[int], values: dict) -> None:
+    _check_loss_is_real(deal, GAME.rules(None, {**values, "max_rounds": 100000}))
+
+
+@pytest.mark.parametrize("preset", ["dick", "one_ace", "one_in_ten"])
+def test_losses_are_real_on_seeded_deals(preset: str) -> None:
+    # The same check on fixed deals, so that both kinds of loss are certainly exercised.
+    rules = GAME.rules(preset)
+    outcomes = {_check_loss_is_real([int(c) for c in d], rules) for d in seeded_deals(DECK_AMAZONS, 2009, 0, 40)}
+    assert ("blocked" if rules.loss_rule == "idle_passes" else "cycle") in outcomes
 
 
 # --- hand-made deals, checked by hand ---------------------------------------------------
@@ -213,6 +226,21 @@ def test_suit_columns_win_in_one_pass_even_with_one_ace() -> None:
     r = _play(deal, "one_ace")
     assert (r.outcome, r.rounds, r.moves, r.aces_allowed) == ("won", 1, 28, 1)
     assert [e.data["foundation"] for e in r.events if e.kind == "play"] == [0] * 7 + [1] * 7 + [2] * 7 + [3] * 7
+
+
+def test_rank_rows_with_one_ace_hold_back_aces_then_raise_k() -> None:
+    # k = 1.  Pass 1: AC opens F1, AD AH AS are held back (one foundation open), and 7C..QC follow
+    # onto F1 from C1: F1 complete, 7 moves; C2..C4 keep AD..QD, AH..QH, AS..QS bottom to top.
+    # Gathered C4 first: AS 7S..QS AH 7H..QH AD 7D..QD.  Pass 2 (F1 done, so rows of three to C2 C3 C4):
+    # AS on C2 opens F2 (spades); 7S lands on C3, never C2, and AH, AD are held: 8 moves.
+    # Pass 3 (stock 8S JS 7H TH AD 9D QD 7S TS AH 9H QH 8D JD 9S QS 8H JH 7D TD): 7S goes to C3 again,
+    # nothing plays.  With idle_passes 1 that raises k to 2 after pass 3, and max_rounds 3 caps the game.
+    r = _play(RANK_ROWS, "one_ace", loss_rule="idle_passes", idle_passes=1, max_rounds=3)
+    assert (r.outcome, r.rounds, r.moves, r.foundations_done, r.aces_allowed) == ("capped", 3, 8, 1, 2)
+    stocks = [format_cards(e.data["stock"]) for e in r.events if e.kind == "pass"]
+    assert stocks[1] == "AS 7S 8S 9S TS JS QS AH 7H 8H 9H TH JH QH AD 7D 8D 9D TD JD QD"
+    assert stocks[2] == "8S JS 7H TH AD 9D QD 7S TS AH 9H QH 8D JD 9S QS 8H JH 7D TD"
+    assert [e.data["k"] for e in r.events if e.kind == "k"] == [2]
 
 
 def test_ace_placement_leftmost_versus_own_column() -> None:
