@@ -144,6 +144,23 @@ def _refresh_free(mask, fh, fs, started, k, any_suit, queen_any):
 
 
 @nb.njit(cache=True)
+def _first_bad_deal(decks):
+    """The index of the first row that is not a permutation of the 28-card pack, or -1."""
+    for g in range(decks.shape[0]):
+        seen = 0
+        for i in range(NCARDS):
+            c = decks[g, i]
+            r = c % 13
+            if c >= 52 or (r != 0 and r < 6) or r == 12:
+                return g
+            bit = 1 << ((c // 13) * 7 + (0 if r == 0 else r - 5))
+            if seen & bit:
+                return g
+            seen |= bit
+    return -1
+
+
+@nb.njit(cache=True)
 def _play_batch(decks, one_ace, any_suit, queen_any, own_column, gather, skip_completed, idle_rule,
                 idle_passes, max_rounds,
                 out_outcome, out_rounds, out_moves, out_left, out_done, out_aces):
@@ -305,6 +322,9 @@ def play_batch(decks: np.ndarray, rules: AmazonsRules) -> dict[str, np.ndarray]:
     decks = _readonly(decks)
     if decks.ndim != 2 or decks.shape[1] != NCARDS:
         raise ValueError(f"decks must be uint8[n, {NCARDS}], got shape {decks.shape}")
+    bad = _first_bad_deal(decks)
+    if bad >= 0:
+        raise ValueError(f"deal {bad} is not a permutation of the 28-card Amazons pack: {decks[bad].tolist()}")
     n = decks.shape[0]
     out = {
         "outcome": np.empty(n, dtype=np.uint8),

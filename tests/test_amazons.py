@@ -289,3 +289,13 @@ def test_trace_names_deals_plays_gathers_and_k() -> None:
     assert "  deal C1:" in text and "    play A" in text and "  gather (pile4_bottom_up)" in text
     assert "  k -> 2:" in text
     assert lines[-1].split()[0] in ("won", "cycle:")
+
+
+def test_play_batch_refuses_a_deal_that_is_not_the_amazons_pack() -> None:
+    deals = seeded_deals(DECK_AMAZONS, 1, 0, 3).copy()
+    deals[1, 0] = deals[1, 1]  # a duplicated card
+    with pytest.raises(ValueError, match="deal 1 is not a permutation"):
+        GAME.play_batch(deals, GAME.rules("dick"))
+    deals[1, 0] = 1  # a Two: not in the pack
+    with pytest.raises(ValueError, match="deal 1 is not a permutation"):
+        GAME.play_batch(deals, GAME.rules("dick"))
