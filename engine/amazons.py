@@ -25,7 +25,12 @@ implementations):
 Kernel layout: a card is ``suit * 7 + step`` (step: A=0, 7=1, ..., Q=6); a
 column is a row of ``cols[4, 28]`` (bottom first) with its height in ``ch``; a
 foundation is its height ``fh`` and its Ace's suit ``fs``; the stock is
-``stock[0:n]`` read from the front.
+``stock[0:n]`` read from the front.  ``mask[card]`` has bit q set when that card
+on top of column Cq has a legal play; it is refreshed after every play and every
+change of k, so the scan after a row is one look-up per column, and ``_target``
+(the rule itself) is consulted only for the card that plays.  Right after a row
+only the columns just dealt to can hold a playable top, since nothing was
+playable before the row and no foundation has changed since.
 
 Cycle detection is exact and needs only one stored stock.  The state at the
 start of a pass is (stock card by card, foundations card by card, k).  Cards
