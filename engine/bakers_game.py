@@ -1,0 +1,82 @@
+"""Baker's Game: FreeCell's ancestor, built down in suit; solved exactly by ``engine/open_solitaire.py``.
+
+The rules are spelled out in ``engine/reference/open_solitaire.py``.  Deals may
+also be given by Microsoft's FreeCell numbering (the same eight-column deal).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.cards import DECK_52
+from engine.open_solitaire import (
+    BUILD_SUIT,
+    EMPTY_ANY,
+    EMPTY_NONE,
+    EMPTY_TOP_RANK,
+    LAYOUT_EIGHT,
+    SOLVER_COLUMNS,
+    SolverRules,
+    play_batch_with,
+    play_one_with,
+)
+from engine.outcomes import OUTCOMES, UNKNOWN, UNSOLVABLE, WON
+from engine.reference import open_solitaire as reference
+from engine.registry import GameSpec, PlayResult
+from engine.rules import switch
+
+MAX_NODES_HI = 100_000_000  # about 100 bytes of memory per stored position
+EMPTY_CODES = {"any": EMPTY_ANY, "kings": EMPTY_TOP_RANK, "none": EMPTY_NONE}
+
+
+@dataclass(frozen=True)
+class BakersGameRules:
+    cells: int = switch(4, "single-card free cells", lo=0, hi=8)
+    sequence_move: str = switch(
+        "limited",
+        "limited: a run of at most (free cells + 1) x 2^(empty columns other than the target) moves as one unit; "
+        "unlimited: any run",
+        choices=("limited", "unlimited"),
+    )
+    empty_column: str = switch("any", "what an empty column takes: any card or run, kings (a King or a run headed by one), none",
+                               choices=("any", "kings", "none"))
+    max_nodes: int = switch(2_000_000, "positions the solver may store before it answers unknown", lo=1, hi=MAX_NODES_HI)
+
+
+PRESETS: dict[str, dict] = {"standard": {}}
+
+
+def solver_rules(rules: BakersGameRules, build: int = BUILD_SUIT) -> SolverRules:
+    return SolverRules(LAYOUT_EIGHT, build, rules.cells, False, rules.sequence_move == "unlimited",
+                       EMPTY_CODES[rules.empty_column], int(rules.max_nodes))
+
+
+def reference_rules(rules: BakersGameRules, build: str = "suit") -> reference.Rules:
+    return reference.Rules("eight_columns", build, rules.cells, False, rules.sequence_move, rules.empty_column)
+
+
+def play_batch(decks: np.ndarray, rules: BakersGameRules) -> dict[str, np.ndarray]:
+    """Solve every deal of ``decks`` (uint8[n, 52]); one array per output column."""
+    return play_batch_with(decks, solver_rules(rules), reference_rules(rules))
+
+
+def play_one(deal: np.ndarray, rules: BakersGameRules, trace: bool = False) -> PlayResult:
+    """Solve one deal; with ``trace`` the layout and the checked solution move by move."""
+    return play_one_with(deal, solver_rules(rules), reference_rules(rules), trace)
+
+
+GAME = GameSpec(
+    name="bakers_game",
+    title="Baker's Game",
+    doc="Eight columns, four cells, foundations from Ace; build down in suit.  Solved exactly.",
+    deck=DECK_52,
+    rules_type=BakersGameRules,
+    presets=PRESETS,
+    extra_columns=SOLVER_COLUMNS,
+    play_batch=play_batch,
+    play_one=play_one,
+    outcomes=tuple(OUTCOMES[c] for c in (WON, UNSOLVABLE, UNKNOWN)),
+    deal_sources=frozenset({"seeded", "file", "microsoft"}),
+)

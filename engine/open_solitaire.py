@@ -1,0 +1,939 @@
+"""The exact solver shared by the open solitaires: Penguin, Baker's Game, FreeCell.
+
+Every card is face up from the start, so "can this deal be won?" has an exact
+answer.  The solver is a greedy best-first search over *positions* (tableau and
+cells; the foundations follow from which cards are missing) with a
+transposition table that stores every position it has seen, in full, in a
+canonical form.  It answers
+
+* ``won``        -- with a solution, which the caller replays through the
+                    independent checker in ``engine/reference/open_solitaire.py``;
+* ``unsolvable`` -- only when every position reachable from the deal has been
+                    stored and expanded (the search is exhaustive), and the
+                    pruning is sound (see below);
+* ``unknown``    -- when the table would have to hold more than ``max_nodes``
+                    positions.
+
+Sound pruning, and why.
+1. Duplicate positions: a position's future does not depend on how it was
+   reached, so a position already in the table is never expanded again.  The
+   table keeps the whole position (64 bytes), not a hash of it, so two
+   different positions are never confused.
+2. Canonical order: columns and cells are interchangeable (no rule depends on
+   which column or cell a card is in), so positions are stored with the cells
+   sorted and the non-empty columns sorted by their deepest card.
+3. Safe foundation moves ("auto moves"), applied after every move.  Claim: let
+   card c be exposed (the top of a column, or in a cell), be the next card its
+   foundation needs, and suppose *no card that could ever be built on c is
+   still off the foundations*.  If position S is winnable, so is S' = S with c
+   moved to its foundation.  Proof: take a winning sequence S = T0 -> T1 ... Tk.
+   Let Ti' be Ti with c deleted (c already on its foundation).  Nothing is ever
+   put on c, so c stays on top of whatever holds it; hence a move of Ti either
+   (a) moves c alone (to a cell, a column or the foundation): skip it, and
+   Ti+1' = Ti'; (b) moves a run whose top card is c: move the same run less c
+   (same head, same target, one card shorter); or (c) leaves c where it is: do
+   the same move.  Each replacement is legal in Ti': the head and the target
+   card are the same; Ti' has at least the free cells and empty columns of Ti,
+   so the limited-run capacity (free cells + 1) x 2^(empty columns other than
+   the target) is at least as large; the target column is unchanged, since the
+   only card that could go onto c cannot be moving.  Tk is won, so Tk' is won.
+   Which cards may be built on c:
+   * same-suit games (Penguin, Baker's Game): only (suit of c, rank below c).
+     If c's relative rank r > 0 that card is already on the foundation (the
+     foundation needs c next), so c is always safe.  Without wrap a card of
+     relative rank 0 takes nothing, so it is safe too.  With wrap the card of
+     relative rank 12 (beak - 1) may go onto a relative-rank-0 card (the beak):
+     the claim then needs a different argument and holds in two cases only.
+     If c is in a cell, nothing can be put on it there (the claim applies).
+     If c is alone in its column and empty columns take a rank-12 head (rules
+     `any` or `beak_minus_one`), moving c up leaves an empty column that takes
+     every run c could have taken; the same simulation works, with "onto c"
+     replaced by "into the empty column" (its capacity is the same, because
+     the target column never counts).  Otherwise (c on other cards, or empty
+     columns take nothing) c is not auto-moved; the search still tries the
+     foundation move as an ordinary move.
+   * alternating-colour games (FreeCell): the two cards of the other colour and
+     one rank lower.  c is safe when both are already on their foundations
+     (always true for an Ace).
+   Auto moves commute (each condition only gets easier as foundations grow and
+   an exposed card stays exposed), so the closure of a position is unique and
+   the solution replay reproduces it exactly.
+   Exhaustiveness with the closure: the simulation never lengthens a winning
+   sequence, so from a winnable closed position some move leads to a position
+   whose closure is winnable with a shorter remaining sequence; by induction a
+   won position is reachable in the searched graph, and an exhaustive search of
+   that graph finds it.  tests/test_open_solitaire.py checks all of this
+   against a plain-Python exhaustive search with no pruning at all.
+4. A whole column is never moved into an empty column (same position again).
+
+Cards use relative ranks: rel = (rank - base) mod 13, where base is the beak's
+rank in Penguin and the Ace in Baker's Game and FreeCell; foundations build
+rel 0, 1, ..., 12 and a foundation's height is the count of its cards.
+
+Moves are recorded by cards, not column numbers (columns are reordered by the
+canonical form): ``code = head * 64 + target`` where head is the moved card
+(the deepest card of a run) and target is the card it goes onto, or one of
+``TO_EMPTY`` (an empty column), ``TO_CELL``, ``TO_FOUNDATION``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numba as nb
+import numpy as np
+
+from engine.deals import _readonly
+from engine.outcomes import UNKNOWN, UNSOLVABLE, WON
+
+# --- rule codes passed to the kernels --------------------------------------
+LAYOUT_PENGUIN, LAYOUT_EIGHT = 0, 1  # Penguin's 7 columns with a beak; 8 columns dealt in turn
+BUILD_SUIT, BUILD_ALTERNATE = 0, 1
+EMPTY_ANY, EMPTY_TOP_RANK, EMPTY_NONE = 0, 1, 2  # TOP_RANK: relative rank 12 (a King; beak - 1 in Penguin)
+
+TO_EMPTY, TO_CELL, TO_FOUNDATION = 52, 53, 54
+
+# --- position layout in one uint8 array -------------------------------------
+WIDTH = 64  # room per column; a column never holds more than 52 cards
+MAXCOLS = 8
+MAXCELLS = 8
+O_LEN = MAXCOLS * WIDTH  # column heights
+O_CELL = O_LEN + MAXCOLS  # cells, NOCARD when free
+O_FND = O_CELL + MAXCELLS  # foundation heights per suit
+STATE_SIZE = O_FND + 4
+NOCARD = 255
+REC_WORDS = 8  # a stored position: 64 bytes
+
+# params vector
+P_NCOLS, P_NCELLS, P_BUILD, P_WRAP, P_UNLIMITED, P_EMPTY, P_MAXNODES, P_W = range(8)
+# Weights of the search's guide (cards out, cards above a lower card, cells used, cards above a card its
+# foundation needs next, non-empty columns); chosen on Penguin seeded deals and FreeCell MS deals 1-200.
+# They steer the order of the search only, never its verdict.
+HEURISTIC_WEIGHTS = np.array([3, 1, 1, 1, 0], dtype=np.int64)
+
+_INF_CAP = 1 << 30
+
+
+@nb.njit(cache=True, inline="always")
+def _red(card):
+    s = card // 13
+    return s == 1 or s == 2
+
+
+@nb.njit(cache=True, inline="always")
+def _accepts(x, y, rel, params):
+    """Can card x be built on card y in the tableau?"""
+    if params[P_BUILD] == BUILD_SUIT:
+        if x // 13 != y // 13:
+            return False
+    else:
+        if _red(x) == _red(y):
+            return False
+    rx = rel[x]
+    ry = rel[y]
+    if ry == rx + 1:
+        return True
+    return params[P_WRAP] != 0 and rx == 12 and ry == 0
+
+
+@nb.njit(cache=True, inline="always")
+def _empty_takes(x, rel, params):
+    e = params[P_EMPTY]
+    if e == EMPTY_ANY:
+        return True
+    if e == EMPTY_TOP_RANK:
+        return rel[x] == 12
+    return False
+
+
+@nb.njit(cache=True, inline="always")
+def _run_start(st, i, rel, params):
+    """Index of the deepest card of the movable run at the top of column i (column non-empty)."""
+    n = st[O_LEN + i]
+    base = i * WIDTH
+    p = n - 1
+    while p > 0 and _accepts(st[base + p], st[base + p - 1], rel, params):
+        p -= 1
+    return p
+
+
+@nb.njit(cache=True)
+def _foundation_total(st):
+    return np.int64(st[O_FND]) + st[O_FND + 1] + st[O_FND + 2] + st[O_FND + 3]
+
+
+@nb.njit(cache=True, inline="always")
+def _ready(c, st, rel):
+    return st[O_FND + c // 13] == rel[c]
+
+
+@nb.njit(cache=True)
+def _safe(c, in_cell, alone, st, rel, params):
+    """May exposed card c go to its foundation without loss (module docstring, point 3)?"""
+    if not _ready(c, st, rel):
+        return False
+    r = rel[c]
+    if params[P_BUILD] == BUILD_SUIT:
+        if r > 0 or params[P_WRAP] == 0:
+            return True
+        return in_cell or (alone and params[P_EMPTY] != EMPTY_NONE)
+    # alternating colours: both cards of the other colour one rank lower are up
+    s = c // 13
+    if s == 0 or s == 3:
+        return st[O_FND + 1] >= r and st[O_FND + 2] >= r
+    return st[O_FND + 0] >= r and st[O_FND + 3] >= r
+
+
+@nb.njit(cache=True)
+def _closure(st, rel, params, out, nout):
+    """Apply safe foundation moves until none is left; record them in out[nout:] if out is non-empty."""
+    ncols = params[P_NCOLS]
+    ncells = params[P_NCELLS]
+    changed = True
+    while changed:
+        changed = False
+        for j in range(ncells):
+            c = st[O_CELL + j]
+            if c != NOCARD and _safe(c, True, False, st, rel, params):
+                st[O_CELL + j] = NOCARD
+                st[O_FND + c // 13] += 1
+                if out.shape[0] > 0:
+                    out[nout] = c * 64 + TO_FOUNDATION
+                nout += 1
+                changed = True
+        for i in range(ncols):
+            while st[O_LEN + i] > 0:
+                n = st[O_LEN + i]
+                c = st[i * WIDTH + n - 1]
+                if not _safe(c, False, n == 1, st, rel, params):
+                    break
+                st[O_LEN + i] = n - 1
+                st[O_FND + c // 13] += 1
+                if out.shape[0] > 0:
+                    out[nout] = c * 64 + TO_FOUNDATION
+                nout += 1
+                changed = True
+    return nout
+
+
+@nb.njit(cache=True)
+def _encode(st, params, enc, order):
+    """Canonical 64-byte form: sorted cells, 0xFE, then non-empty columns by deepest card, each + 0xFF."""
+    ncols = params[P_NCOLS]
+    ncells = params[P_NCELLS]
+    k = 0
+    # cells, sorted (insertion sort into enc)
+    for j in range(ncells):
+        c = st[O_CELL + j]
+        if c == NOCARD:
+            continue
+        q = k
+        while q > 0 and enc[q - 1] > c:
+            enc[q] = enc[q - 1]
+            q -= 1
+        enc[q] = c
+        k += 1
+    enc[k] = 0xFE
+    k += 1
+    m = 0
+    for i in range(ncols):
+        if st[O_LEN + i] == 0:
+            continue
+        b = st[i * WIDTH]
+        q = m
+        while q > 0 and st[order[q - 1] * WIDTH] > b:
+            order[q] = order[q - 1]
+            q -= 1
+        order[q] = i
+        m += 1
+    for t in range(m):
+        i = order[t]
+        base = i * WIDTH
+        for p in range(np.int64(st[O_LEN + i])):
+            enc[k] = st[base + p]
+            k += 1
+        enc[k] = 0xFF
+        k += 1
+    while k < 64:
+        enc[k] = 0xFD
+        k += 1
+
+
+@nb.njit(cache=True)
+def _decode(rec8, params, st):
+    """Rebuild a position from its canonical form (columns in canonical order)."""
+    ncols = params[P_NCOLS]
+    ncells = params[P_NCELLS]
+    present = np.zeros(4, dtype=np.int64)
+    for j in range(MAXCELLS):
+        st[O_CELL + j] = NOCARD
+    for i in range(MAXCOLS):
+        st[O_LEN + i] = 0
+    k = 0
+    j = 0
+    while rec8[k] != 0xFE:
+        st[O_CELL + j] = rec8[k]
+        present[rec8[k] // 13] += 1
+        j += 1
+        k += 1
+    k += 1
+    i = 0
+    n = 0
+    while k < 64 and rec8[k] != 0xFD:
+        c = rec8[k]
+        k += 1
+        if c == 0xFF:
+            st[O_LEN + i] = n
+            i += 1
+            n = 0
+        else:
+            st[i * WIDTH + n] = c
+            present[c // 13] += 1
+            n += 1
+    for s in range(4):
+        st[O_FND + s] = 13 - present[s]
+    _ = ncols + ncells
+
+
+@nb.njit(cache=True, inline="always")
+def _hash(w):
+    h = np.uint64(0x84222325CBF29CE4)
+    for t in range(REC_WORDS):
+        h = (h ^ w[t]) * np.uint64(0x9E3779B97F4A7C15)
+        h ^= h >> np.uint64(29)
+    return h
+
+
+@nb.njit(cache=True)
+def _heuristic(st, rel, params):
+    """Lower is more promising: cards still out, cards sitting above a lower card, cells in use."""
+    ncols = params[P_NCOLS]
+    left = 52 - _foundation_total(st)
+    blocked = 0
+    depth = 0
+    empties = 0
+    for i in range(ncols):
+        base = i * WIDTH
+        n = np.int64(st[O_LEN + i])
+        if n == 0:
+            empties += 1
+        lo = 99
+        for p in range(n):
+            c = st[base + p]
+            r = rel[c]
+            if r > lo:
+                blocked += 1
+            elif r < lo:
+                lo = r
+            if st[O_FND + c // 13] == r:
+                depth += n - 1 - p
+    used = 0
+    for j in range(params[P_NCELLS]):
+        if st[O_CELL + j] != NOCARD:
+            used += 1
+    return (params[P_W + 0] * left + params[P_W + 1] * blocked + params[P_W + 2] * used
+            + params[P_W + 3] * depth + params[P_W + 4] * (ncols - empties))
+
+
+@nb.njit(cache=True)
+def _gen_moves(st, rel, params, mv):
+    """All moves of the position (safe foundation moves are already done): codes src|pos<<4|dst<<10.
+
+    src 0..7 a column (pos = index of the run's deepest card), 8..15 a cell;
+    dst 0..7 a column, 8 a cell, 9 the foundation.
+    """
+    ncols = params[P_NCOLS]
+    ncells = params[P_NCELLS]
+    unlimited = params[P_UNLIMITED] != 0
+    free = 0
+    for j in range(ncells):
+        if st[O_CELL + j] == NOCARD:
+            free += 1
+    empties = 0
+    first_empty = -1
+    for i in range(ncols):
+        if st[O_LEN + i] == 0:
+            empties += 1
+            if first_empty < 0:
+                first_empty = i
+    cap_full = _INF_CAP if unlimited else (free + 1) << empties
+    cap_empty = _INF_CAP if unlimited else ((free + 1) << (empties - 1) if empties > 0 else 0)
+    nm = 0
+    for i in range(ncols):
+        n = st[O_LEN + i]
+        if n == 0:
+            continue
+        base = i * WIDTH
+        top = st[base + n - 1]
+        if _ready(top, st, rel):
+            mv[nm] = i | ((n - 1) << 4) | (9 << 10)
+            nm += 1
+        rs = _run_start(st, i, rel, params)
+        for p in range(n - 1, rs - 1, -1):
+            head = st[base + p]
+            length = n - p
+            if length <= cap_full:
+                for k in range(ncols):
+                    if k == i or st[O_LEN + k] == 0:
+                        continue
+                    if _accepts(head, st[k * WIDTH + st[O_LEN + k] - 1], rel, params):
+                        mv[nm] = i | (p << 4) | (k << 10)
+                        nm += 1
+            if first_empty >= 0 and p > 0 and length <= cap_empty and _empty_takes(head, rel, params):
+                mv[nm] = i | (p << 4) | (first_empty << 10)
+                nm += 1
+        if free > 0:
+            mv[nm] = i | ((n - 1) << 4) | (8 << 10)
+            nm += 1
+    for j in range(ncells):
+        c = st[O_CELL + j]
+        if c == NOCARD:
+            continue
+        if _ready(c, st, rel):
+            mv[nm] = (8 + j) | (9 << 10)
+            nm += 1
+        for k in range(ncols):
+            if st[O_LEN + k] > 0 and _accepts(c, st[k * WIDTH + st[O_LEN + k] - 1], rel, params):
+                mv[nm] = (8 + j) | (k << 10)
+                nm += 1
+        if first_empty >= 0 and _empty_takes(c, rel, params):
+            mv[nm] = (8 + j) | (first_empty << 10)
+            nm += 1
+    return nm
+
+
+@nb.njit(cache=True)
+def _apply(st, m, params):
+    """Apply a generated move; return its card code (head * 64 + target)."""
+    src = m & 15
+    pos = (m >> 4) & 63
+    dst = m >> 10
+    if src >= 8:
+        head = st[O_CELL + src - 8]
+        st[O_CELL + src - 8] = NOCARD
+        length = 1
+    else:
+        n = st[O_LEN + src]
+        head = st[src * WIDTH + pos]
+        length = n - pos
+    if dst == 9:
+        target = TO_FOUNDATION
+        st[O_FND + head // 13] += 1
+    elif dst == 8:
+        target = TO_CELL
+        for j in range(params[P_NCELLS]):
+            if st[O_CELL + j] == NOCARD:
+                st[O_CELL + j] = head
+                break
+    else:
+        d = st[O_LEN + dst]
+        target = TO_EMPTY if d == 0 else st[dst * WIDTH + d - 1]
+        if src >= 8:
+            st[dst * WIDTH + d] = head
+        else:
+            for t in range(length):
+                st[dst * WIDTH + d + t] = st[src * WIDTH + pos + t]
+        st[O_LEN + dst] = d + length
+    if src < 8:
+        st[O_LEN + src] = pos
+    return np.int64(head) * 64 + target
+
+
+@nb.njit(cache=True)
+def _apply_code(st, code, params):
+    """Apply a move given by cards (head, target) on any column order; return False if impossible."""
+    head = code // 64
+    target = code % 64
+    ncols = params[P_NCOLS]
+    src = -1
+    pos = 0
+    for j in range(params[P_NCELLS]):
+        if st[O_CELL + j] == head:
+            src = 8 + j
+    if src < 0:
+        for i in range(ncols):
+            for p in range(np.int64(st[O_LEN + i])):
+                if st[i * WIDTH + p] == head:
+                    src = i
+                    pos = p
+    if src < 0:
+        return False
+    if target == TO_FOUNDATION:
+        dst = 9
+    elif target == TO_CELL:
+        dst = 8
+    elif target == TO_EMPTY:
+        dst = -1
+        for i in range(ncols):
+            if st[O_LEN + i] == 0:
+                dst = i
+                break
+    else:
+        dst = -1
+        for i in range(ncols):
+            n = st[O_LEN + i]
+            if n > 0 and st[i * WIDTH + n - 1] == target:
+                dst = i
+                break
+    if dst < 0:
+        return False
+    m = src | (pos << 4) | (dst << 10)
+    _apply(st, m, params)
+    return True
+
+
+@nb.njit(cache=True)
+def _heap_push(heap, size, key):
+    i = size
+    heap[i] = key
+    while i > 0:
+        par = (i - 1) >> 1
+        if heap[par] <= heap[i]:
+            break
+        t = heap[par]
+        heap[par] = heap[i]
+        heap[i] = t
+        i = par
+    return size + 1
+
+
+@nb.njit(cache=True)
+def _heap_pop(heap, size):
+    top = heap[0]
+    size -= 1
+    heap[0] = heap[size]
+    i = 0
+    while True:
+        a = 2 * i + 1
+        if a >= size:
+            break
+        b = a + 1
+        c = a if (b >= size or heap[a] <= heap[b]) else b
+        if heap[i] <= heap[c]:
+            break
+        t = heap[c]
+        heap[c] = heap[i]
+        heap[i] = t
+        i = c
+    return top, size
+
+
+@nb.njit(cache=True)
+def _lookup_insert(w, recs, nrec, table, tgen, gen):
+    """Find position w in the table; insert it as record nrec if absent.  Returns (index, inserted)."""
+    mask = table.shape[0] - 1
+    slot = np.int64(_hash(w) & np.uint64(mask))
+    while tgen[slot] == gen:
+        e = table[slot]
+        same = True
+        for t in range(REC_WORDS):
+            if recs[e, t] != w[t]:
+                same = False
+                break
+        if same:
+            return e, False
+        slot = (slot + 1) & mask
+    tgen[slot] = gen
+    table[slot] = nrec
+    for t in range(REC_WORDS):
+        recs[nrec, t] = w[t]
+    return nrec, True
+
+
+@nb.njit(cache=True)
+def _solve(st0, rel, params, recs, parent, mcode, heap, table, tgen, gen):
+    """Best-first search from position st0 (modified: closed under safe moves).
+
+    Returns (outcome, nodes expanded, most cards on foundations, solution codes,
+    and the work arrays, which may have grown).  The solution starts from st0 as
+    given, including its safe foundation moves.
+    """
+    max_nodes = params[P_MAXNODES]
+    start = st0.copy()
+    empty_out = np.zeros(0, dtype=np.int64)
+    _closure(st0, rel, params, empty_out, 0)
+    best = _foundation_total(st0)
+    enc = np.zeros(64, dtype=np.uint8)
+    w = enc.view(np.uint64)
+    mv = np.zeros(2048, dtype=np.int64)
+    order = np.zeros(MAXCOLS, dtype=np.int64)
+    cur = np.zeros(STATE_SIZE, dtype=np.uint8)
+    child = np.zeros(STATE_SIZE, dtype=np.uint8)
+    goal_parent = -2
+    goal_code = -1
+    nodes = 0
+    outcome = UNSOLVABLE
+    nrec = 0
+    if best == 52:
+        goal_parent = -1
+        outcome = WON
+    else:
+        _encode(st0, params, enc, order)
+        _lookup_insert(w, recs, 0, table, tgen, gen)
+        parent[0] = -1
+        mcode[0] = -1
+        nrec = 1
+        hsize = _heap_push(heap, 0, (np.int64(_heuristic(st0, rel, params)) << 32) | (0xFFFFFFFF - 0))
+        while hsize > 0 and outcome == UNSOLVABLE:
+            key, hsize = _heap_pop(heap, hsize)
+            idx = 0xFFFFFFFF - (key & 0xFFFFFFFF)
+            _decode(recs[idx].view(np.uint8), params, cur)
+            nodes += 1
+            nm = _gen_moves(cur, rel, params, mv)
+            for q in range(nm):
+                child[:] = cur
+                code = _apply(child, mv[q], params)
+                _closure(child, rel, params, empty_out, 0)
+                f = _foundation_total(child)
+                if f > best:
+                    best = f
+                if f == 52:
+                    goal_parent = idx
+                    goal_code = code
+                    outcome = WON
+                    break
+                _encode(child, params, enc, order)
+                if nrec >= max_nodes:
+                    # is it new? only then does the budget matter
+                    mask = table.shape[0] - 1
+                    slot = np.int64(_hash(w) & np.uint64(mask))
+                    found = False
+                    while tgen[slot] == gen:
+                        e = table[slot]
+                        same = True
+                        for t in range(REC_WORDS):
+                            if recs[e, t] != w[t]:
+                                same = False
+                                break
+                        if same:
+                            found = True
+                            break
+                        slot = (slot + 1) & mask
+                    if not found:
+                        outcome = UNKNOWN
+                        break
+                    continue
+                if nrec == recs.shape[0]:
+                    cap = min(2 * nrec, max_nodes)
+                    nr = np.empty((cap, REC_WORDS), dtype=np.uint64)
+                    nr[:nrec] = recs[:nrec]
+                    recs = nr
+                    np_ = np.empty(cap, dtype=np.int32)
+                    np_[:nrec] = parent[:nrec]
+                    parent = np_
+                    nc = np.empty(cap, dtype=np.int32)
+                    nc[:nrec] = mcode[:nrec]
+                    mcode = nc
+                    nh = np.empty(cap, dtype=np.int64)
+                    nh[:hsize] = heap[:hsize]
+                    heap = nh
+                if 2 * (nrec + 1) > table.shape[0]:
+                    tsize = table.shape[0] * 2
+                    table = np.zeros(tsize, dtype=np.int32)
+                    tgen = np.zeros(tsize, dtype=np.int32)
+                    gen = 1
+                    for e in range(nrec):
+                        s = np.int64(_hash(recs[e]) & np.uint64(tsize - 1))
+                        while tgen[s] == gen:
+                            s = (s + 1) & (tsize - 1)
+                        tgen[s] = gen
+                        table[s] = e
+                e, inserted = _lookup_insert(w, recs, nrec, table, tgen, gen)
+                if inserted:
+                    parent[nrec] = idx
+                    mcode[nrec] = code
+                    hsize = _heap_push(heap, hsize, (np.int64(_heuristic(child, rel, params)) << 32) | (0xFFFFFFFF - nrec))
+                    nrec += 1
+    sol = np.zeros(0, dtype=np.int64)
+    if outcome == WON:
+        # path of codes root -> goal
+        plen = 0 if goal_parent == -1 else 1
+        e = goal_parent
+        while e > 0:
+            plen += 1
+            e = parent[e]
+        path = np.zeros(plen, dtype=np.int64)
+        if goal_parent != -1:
+            path[plen - 1] = goal_code
+            e = goal_parent
+            k = plen - 2
+            while e > 0:
+                path[k] = mcode[e]
+                k -= 1
+                e = parent[e]
+        # replay from the given start, recording safe moves too
+        out = np.zeros(plen + 64, dtype=np.int64)  # at most 52 safe moves in all
+        rs = start
+        nout = _closure(rs, rel, params, out, 0)
+        for k in range(plen):
+            _apply_code(rs, path[k], params)
+            out[nout] = path[k]
+            nout += 1
+            nout = _closure(rs, rel, params, out, nout)
+        sol = out[:nout].copy()
+    return outcome, nodes, best, sol, recs, parent, mcode, heap, table, tgen, gen
+
+
+@nb.njit(cache=True)
+def _deal_position(deal, layout, st, rel):
+    """The opening position of a deal (before any move) into st, relative ranks into rel."""
+    for k in range(STATE_SIZE):
+        st[k] = 0
+    for j in range(MAXCELLS):
+        st[O_CELL + j] = NOCARD
+    if layout == LAYOUT_PENGUIN:
+        beak = deal[0]
+        base = beak % 13
+        for c in range(52):
+            rel[c] = (c % 13 - base + 13) % 13
+        st[0] = beak
+        slot = 1  # slots are numbered row by row over 7 columns
+        for k in range(1, 52):
+            c = deal[k]
+            if c % 13 == base:
+                st[O_FND + c // 13] = 1
+            else:
+                col = slot % 7
+                row = slot // 7
+                st[col * WIDTH + row] = c
+                slot += 1
+        for i in range(7):
+            st[O_LEN + i] = 7
+    else:
+        for c in range(52):
+            rel[c] = c % 13
+        for k in range(52):
+            col = k % 8
+            st[col * WIDTH + st[O_LEN + col]] = deal[k]
+            st[O_LEN + col] += 1
+
+
+# --- Python side ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SolverRules:
+    """The rules the kernel needs, as plain values (the games map their switches onto these)."""
+
+    layout: int
+    build: int
+    cells: int
+    wrap: bool
+    unlimited: bool
+    empty: int
+    max_nodes: int
+
+    @property
+    def ncols(self) -> int:
+        return 7 if self.layout == LAYOUT_PENGUIN else 8
+
+    def params(self) -> np.ndarray:
+        rules = [self.ncols, self.cells, self.build, int(self.wrap), int(self.unlimited), self.empty, self.max_nodes]
+        return np.concatenate([np.array(rules, dtype=np.int64), HEURISTIC_WEIGHTS])
+
+
+class Workspace:
+    """The search's tables, kept between deals so easy deals do not pay for allocation."""
+
+    def __init__(self, capacity: int = 1 << 14) -> None:
+        self.recs = np.zeros((capacity, REC_WORDS), dtype=np.uint64)
+        self.parent = np.zeros(capacity, dtype=np.int32)
+        self.mcode = np.zeros(capacity, dtype=np.int32)
+        self.heap = np.zeros(capacity, dtype=np.int64)
+        self.table = np.zeros(4 * capacity, dtype=np.int32)
+        self.tgen = np.zeros(4 * capacity, dtype=np.int32)
+        self.gen = 0
+
+    def next_gen(self) -> int:
+        self.gen += 1
+        if self.gen >= 2**31 - 1:
+            self.tgen[:] = 0
+            self.gen = 1
+        return self.gen
+
+
+@dataclass(frozen=True)
+class Solution:
+    outcome: int
+    nodes: int
+    best_foundation: int  # most cards ever on the foundations
+    codes: np.ndarray  # int64 move codes by cards (head*64 + target), safe moves included
+    seconds: float
+
+
+_WARM = [False]
+
+
+def _warm_up() -> None:
+    """Compile (or load from numba's cache) once, so no deal's ``seconds`` includes compilation."""
+    if _WARM[0]:
+        return
+    _WARM[0] = True
+    st, rel = make_position([[12]], [], [13, 0, 13, 13], 0)
+    st[O_FND + 1] = 13
+    st[O_FND + 0] = 12
+    rules = SolverRules(LAYOUT_EIGHT, BUILD_SUIT, 0, False, False, EMPTY_ANY, 10)
+    ws = Workspace(16)
+    _solve(st, rel, rules.params(), ws.recs, ws.parent, ws.mcode, ws.heap, ws.table, ws.tgen, np.int32(1))
+
+
+def solve_state(st: np.ndarray, rel: np.ndarray, rules: SolverRules, ws: Workspace | None = None) -> Solution:
+    """Solve an arbitrary position (uint8[STATE_SIZE]) with relative ranks rel (int64[52])."""
+    _warm_up()
+    ws = ws or Workspace()
+    params = rules.params()
+    st = np.array(st, dtype=np.uint8, copy=True)
+    gen = ws.next_gen()
+    t0 = time.perf_counter()
+    outcome, nodes, best, sol, recs, parent, mcode, heap, table, tgen, gen2 = _solve(
+        st, rel, params, ws.recs, ws.parent, ws.mcode, ws.heap, ws.table, ws.tgen, np.int32(gen)
+    )
+    seconds = time.perf_counter() - t0
+    ws.recs, ws.parent, ws.mcode, ws.heap, ws.table, ws.tgen = recs, parent, mcode, heap, table, tgen
+    ws.gen = int(gen2)
+    return Solution(int(outcome), int(nodes), int(best), sol, seconds)
+
+
+def deal_position(deal: np.ndarray, rules: SolverRules) -> tuple[np.ndarray, np.ndarray]:
+    """The kernel's opening position and relative ranks for a deal."""
+    st = np.zeros(STATE_SIZE, dtype=np.uint8)
+    rel = np.zeros(52, dtype=np.int64)
+    _deal_position(_readonly(deal), rules.layout, st, rel)
+    return st, rel
+
+
+def solve_deal(deal: np.ndarray, rules: SolverRules, ws: Workspace | None = None) -> Solution:
+    st, rel = deal_position(deal, rules)
+    return solve_state(st, rel, rules, ws)
+
+
+def position_columns(st: np.ndarray, rules: SolverRules) -> tuple[list[list[int]], list[int], list[int]]:
+    """(columns bottom first, cells, foundation heights) of a kernel position, for tests and traces."""
+    cols = [[int(st[i * WIDTH + p]) for p in range(int(st[O_LEN + i]))] for i in range(rules.ncols)]
+    cells = [int(c) for c in st[O_CELL:O_CELL + rules.cells] if c != NOCARD]
+    return cols, cells, [int(x) for x in st[O_FND:O_FND + 4]]
+
+
+def make_position(columns: list[list[int]], cells: list[int], foundations: list[int], base: int) -> tuple[np.ndarray, np.ndarray]:
+    """A kernel position from plain lists (used by tests to pose mid-game positions)."""
+    st = np.zeros(STATE_SIZE, dtype=np.uint8)
+    st[O_CELL:O_CELL + MAXCELLS] = NOCARD
+    for i, col in enumerate(columns):
+        for p, c in enumerate(col):
+            st[i * WIDTH + p] = c
+        st[O_LEN + i] = len(col)
+    for j, c in enumerate(cells):
+        st[O_CELL + j] = c
+    st[O_FND:O_FND + 4] = foundations
+    rel = np.array([(c % 13 - base) % 13 for c in range(52)], dtype=np.int64)
+    return st, rel
+
+
+# --- the game surface shared by penguin, bakers_game and freecell -----------------
+
+def _solver_columns():
+    from engine.registry import Column
+
+    return (
+        Column("nodes", "int64", "positions the solver expanded"),
+        Column("seconds", "float64", "time the solver took for this deal (not reproducible: depends on the machine)"),
+    )
+
+
+SOLVER_COLUMNS = _solver_columns()
+
+
+def reference_moves(deal_or_layout, ref_rules, codes: np.ndarray) -> list:
+    """Turn the solver's card codes into column/cell moves by locating cards in a plain layout.
+
+    Locating is all this does; legality is judged afterwards by the reference checker.
+    """
+    from engine.reference import open_solitaire as ref
+
+    layout = deal_or_layout.copy() if isinstance(deal_or_layout, ref.Layout) else ref.deal_layout(deal_or_layout, ref_rules)
+    names = {TO_EMPTY: "empty", TO_CELL: "cell", TO_FOUNDATION: "foundation"}
+    moves = []
+    for code in codes:
+        head, target = int(code) // 64, int(code) % 64
+        move = ref.card_move(layout, head, names.get(target, target))
+        if ref.illegal_reason(layout, move, ref_rules) is not None:
+            moves.append(move)  # the checker will name the problem
+            break
+        ref.apply_move(layout, move)
+        moves.append(move)
+    return moves
+
+
+class SolverError(RuntimeError):
+    """The solver claimed a win the independent checker rejects: a bug, never a result."""
+
+
+def solve_one(deal: np.ndarray, rules: SolverRules, ref_rules, ws: Workspace | None = None) -> tuple[Solution, list]:
+    """Solve one deal; for a win, the solution as reference moves, replayed and accepted by the checker."""
+    from engine.reference import open_solitaire as ref
+
+    sol = solve_deal(deal, rules, ws)
+    moves: list = []
+    if sol.outcome == WON:
+        moves = reference_moves([int(c) for c in deal], ref_rules, sol.codes)
+        why = ref.check_solution([int(c) for c in deal], ref_rules, moves)
+        if why is not None:
+            raise SolverError(f"solver's solution rejected by the checker: {why}")
+    return sol, moves
+
+
+def row_of(sol: Solution, moves: list) -> dict:
+    won = sol.outcome == WON
+    return {
+        "outcome": sol.outcome,
+        "won": won,
+        "rounds": 0,
+        "moves": len(moves) if won else 0,
+        "cards_left": 0 if won else 52 - sol.best_foundation,
+        "nodes": sol.nodes,
+        "seconds": sol.seconds,
+    }
+
+
+def play_batch_with(decks: np.ndarray, rules: SolverRules, ref_rules) -> dict[str, np.ndarray]:
+    """Solve every deal of ``decks`` (uint8[n, 52]); every win is replayed by the checker."""
+    decks = _readonly(decks)
+    if decks.ndim != 2 or decks.shape[1] != 52:
+        raise ValueError(f"decks must be uint8[n, 52], got shape {decks.shape}")
+    n = decks.shape[0]
+    out = {
+        "outcome": np.empty(n, dtype=np.uint8),
+        "rounds": np.zeros(n, dtype=np.int32),
+        "moves": np.empty(n, dtype=np.int32),
+        "cards_left": np.empty(n, dtype=np.int16),
+        "nodes": np.empty(n, dtype=np.int64),
+        "seconds": np.empty(n, dtype=np.float64),
+    }
+    ws = Workspace()
+    for g in range(n):
+        sol, moves = solve_one(decks[g], rules, ref_rules, ws)
+        row = row_of(sol, moves)
+        for k in ("outcome", "moves", "cards_left", "nodes", "seconds"):
+            out[k][g] = row[k]
+    return out
+
+
+def play_one_with(deal: np.ndarray, rules: SolverRules, ref_rules, trace: bool):
+    """One deal: the solver's verdict, and with ``trace`` the layout and the checked solution in words."""
+    from engine.registry import PlayResult
+    from engine.reference import open_solitaire as ref
+
+    deal = _readonly(np.asarray(deal))
+    sol, moves = solve_one(deal, rules, ref_rules)
+    row = row_of(sol, moves)
+    lines: list[str] = []
+    if trace:
+        layout = ref.deal_layout([int(c) for c in deal], ref_rules)
+        lines += ref.layout_lines(layout)
+        for k, move in enumerate(moves, start=1):
+            lines.append(f"{k:4d}. {ref.describe(layout, move)}")
+            ref.apply_move(layout, move)
+        verdict = {WON: "won", UNSOLVABLE: "unsolvable (exhaustive search)", UNKNOWN: "unknown (max_nodes reached)"}
+        lines.append(f"{verdict[sol.outcome]}: {row['moves']} moves, {sol.nodes} positions expanded, {sol.seconds:.3f} s")
+    return PlayResult(row=row, trace=lines)

@@ -1,0 +1,91 @@
+"""Penguin (David Parlett): an open solitaire, solved exactly by ``engine/open_solitaire.py``.
+
+The rules are spelled out in ``engine/reference/open_solitaire.py``; this module
+maps the rule switches onto the solver and declares the game for the registry.
+A deal's outcome is its winnability: ``won`` (with a solution the independent
+checker has replayed), ``unsolvable`` (exhaustive search) or ``unknown``
+(``max_nodes`` positions were not enough).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.cards import DECK_52
+from engine.open_solitaire import (
+    BUILD_SUIT,
+    EMPTY_ANY,
+    EMPTY_NONE,
+    EMPTY_TOP_RANK,
+    LAYOUT_PENGUIN,
+    SOLVER_COLUMNS,
+    SolverRules,
+    play_batch_with,
+    play_one_with,
+)
+from engine.outcomes import OUTCOMES, UNKNOWN, UNSOLVABLE, WON
+from engine.reference import open_solitaire as reference
+from engine.registry import GameSpec, PlayResult
+from engine.rules import switch
+
+MAX_NODES_HI = 100_000_000  # about 100 bytes of memory per stored position
+
+
+@dataclass(frozen=True)
+class PenguinRules:
+    cells: int = switch(7, "single-card cells (the 'flipper')", lo=0, hi=8)
+    sequence_move: str = switch(
+        "unlimited",
+        "unlimited: a same-suit run of any length moves as one unit (Parlett); "
+        "limited: at most (free cells + 1) x 2^(empty columns other than the target)",
+        choices=("unlimited", "limited"),
+    )
+    empty_column: str = switch(
+        "beak_minus_one",
+        "what an empty column takes: beak_minus_one (a card of the rank below the beak, or a run headed by one), "
+        "any, none",
+        choices=("beak_minus_one", "any", "none"),
+    )
+    wrap: bool = switch(True, "true: ranks are circular in the tableau (a card of rank beak-1 on the beak, a King on an Ace)")
+    max_nodes: int = switch(2_000_000, "positions the solver may store before it answers unknown", lo=1, hi=MAX_NODES_HI)
+
+
+PRESETS: dict[str, dict] = {"parlett": {}}
+
+_EMPTY = {"any": EMPTY_ANY, "beak_minus_one": EMPTY_TOP_RANK, "none": EMPTY_NONE}
+
+
+def solver_rules(rules: PenguinRules) -> SolverRules:
+    return SolverRules(LAYOUT_PENGUIN, BUILD_SUIT, rules.cells, bool(rules.wrap), rules.sequence_move == "unlimited",
+                       _EMPTY[rules.empty_column], int(rules.max_nodes))
+
+
+def reference_rules(rules: PenguinRules) -> reference.Rules:
+    return reference.Rules("penguin", "suit", rules.cells, bool(rules.wrap), rules.sequence_move, rules.empty_column)
+
+
+def play_batch(decks: np.ndarray, rules: PenguinRules) -> dict[str, np.ndarray]:
+    """Solve every deal of ``decks`` (uint8[n, 52]); one array per output column."""
+    return play_batch_with(decks, solver_rules(rules), reference_rules(rules))
+
+
+def play_one(deal: np.ndarray, rules: PenguinRules, trace: bool = False) -> PlayResult:
+    """Solve one deal; with ``trace`` the layout and the checked solution move by move."""
+    return play_one_with(deal, solver_rules(rules), reference_rules(rules), trace)
+
+
+GAME = GameSpec(
+    name="penguin",
+    title="Penguin",
+    doc="Seven columns, the first card (the beak) at the bottom of column 1, foundations from the beak's rank; "
+    "build down in suit, seven cells.  Every card is face up: the solver says exactly whether a deal can be won.",
+    deck=DECK_52,
+    rules_type=PenguinRules,
+    presets=PRESETS,
+    extra_columns=SOLVER_COLUMNS,
+    play_batch=play_batch,
+    play_one=play_one,
+    outcomes=tuple(OUTCOMES[c] for c in (WON, UNSOLVABLE, UNKNOWN)),
+)

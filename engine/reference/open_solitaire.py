@@ -1,0 +1,335 @@
+"""Penguin, Baker's Game and FreeCell, written to read like the rules.
+
+This module is the judge of the solver in ``engine/open_solitaire.py``: it lays
+out a deal, says which moves are legal, and replays a claimed solution from the
+deal to the end (:func:`check_solution`).  It shares no code with the solver's
+move generator, so a bug there cannot vouch for itself.  It also holds a small
+exhaustive search with no pruning at all (:func:`exhaustive_verdict`), which the
+tests use on positions with few cards to confirm the solver's verdicts.
+
+The rules (switches in brackets):
+
+* Penguin: the first card dealt is the *beak*, the deepest card of column 1;
+  the other three cards of its rank go to the foundations as they are dealt;
+  every other card fills the next tableau slot row by row (row 1: columns 2-7,
+  then rows 2-7: columns 1-7).  Foundations build up in suit from the beak's
+  rank, wrapping from King to Ace.  [cells] free cells.
+* Baker's Game / FreeCell: card k (0-based) goes to column (k mod 8) + 1;
+  foundations build up in suit from Ace to King.
+* Tableau: down in suit (Penguin, Baker's Game) or in alternating colours
+  (FreeCell).  Ranks order from the base rank (the beak's, or Ace) upwards; with
+  [wrap] a card of rank base-1 may also go on a card of the base rank.
+* A move takes the top card of a column or cell, or a run: cards at the top of
+  a column, each built legally on the one below.  A run goes only onto a
+  column: [sequence_move] `unlimited`, any length; `limited`, at most
+  (free cells + 1) x 2^(empty columns, not counting the target column).
+* An empty column takes [empty_column] anything (`any`), only a run headed by
+  the top rank (`kings`; Penguin's `beak_minus_one`: rank base-1), or nothing.
+* Won when all 52 cards are on the foundations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from engine.cards import format_card
+
+RED_SUITS = (1, 2)  # diamonds, hearts
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The rules of one open solitaire as plain values."""
+
+    layout: str  # "penguin" or "eight_columns"
+    build: str  # "suit" or "alternate"
+    cells: int
+    wrap: bool
+    sequence_move: str  # "unlimited" or "limited"
+    empty_column: str  # "any", "kings", "beak_minus_one" or "none"
+
+    @property
+    def ncols(self) -> int:
+        return 7 if self.layout == "penguin" else 8
+
+
+@dataclass(frozen=True)
+class Move:
+    """Move ``count`` cards from a column or cell to a column, a cell or the foundation (0-based indices)."""
+
+    source: str  # "column" or "cell"
+    source_index: int
+    count: int
+    target: str  # "column", "cell" or "foundation"
+    target_index: int = -1
+
+
+@dataclass
+class Layout:
+    columns: list[list[int]]  # bottom card first
+    cells: list[int | None]
+    foundations: list[int]  # cards on each suit's foundation (C D H S)
+    base: int  # rank the foundations start from
+
+    def copy(self) -> Layout:
+        return Layout([list(c) for c in self.columns], list(self.cells), list(self.foundations), self.base)
+
+    def key(self) -> tuple:
+        return (tuple(tuple(c) for c in self.columns), tuple(self.cells), tuple(self.foundations))
+
+    def won(self) -> bool:
+        return all(f == 13 for f in self.foundations)
+
+
+def rank(card: int) -> int:
+    return card % 13
+
+
+def suit(card: int) -> int:
+    return card // 13
+
+
+def deal_layout(deal: Sequence[int], rules: Rules) -> Layout:
+    """The opening layout of a deal, before any move."""
+    deal = [int(c) for c in deal]
+    cells: list[int | None] = [None] * rules.cells
+    if rules.layout == "penguin":
+        beak = deal[0]
+        columns: list[list[int]] = [[beak]] + [[] for _ in range(6)]
+        foundations = [0, 0, 0, 0]
+        slot = 1  # slot s is row s // 7, column s % 7
+        for card in deal[1:]:
+            if rank(card) == rank(beak):
+                foundations[suit(card)] = 1
+            else:
+                columns[slot % 7].append(card)
+                slot += 1
+        return Layout(columns, cells, foundations, rank(beak))
+    columns = [[] for _ in range(8)]
+    for k, card in enumerate(deal):
+        columns[k % 8].append(card)
+    return Layout(columns, cells, [0, 0, 0, 0], 0)
+
+
+def order(card: int, base: int) -> int:
+    """Position of the card's rank in the order base, base+1, ..., base-1 (0..12)."""
+    return (rank(card) - base) % 13
+
+
+def builds_on(card: int, below: int, layout: Layout, rules: Rules) -> bool:
+    """May ``card`` lie on ``below`` in the tableau?"""
+    if rules.build == "suit":
+        if suit(card) != suit(below):
+            return False
+    elif (suit(card) in RED_SUITS) == (suit(below) in RED_SUITS):
+        return False
+    o_card, o_below = order(card, layout.base), order(below, layout.base)
+    return o_below == o_card + 1 or (rules.wrap and o_card == 12 and o_below == 0)
+
+
+def empty_column_takes(card: int, layout: Layout, rules: Rules) -> bool:
+    if rules.empty_column == "any":
+        return True
+    if rules.empty_column == "kings":
+        return rank(card) == 12
+    if rules.empty_column == "beak_minus_one":
+        return rank(card) == (layout.base - 1) % 13
+    return False
+
+
+def next_for_foundation(card: int, layout: Layout) -> bool:
+    return layout.foundations[suit(card)] == order(card, layout.base) and layout.foundations[suit(card)] < 13
+
+
+def is_run(cards: Sequence[int], layout: Layout, rules: Rules) -> bool:
+    return all(builds_on(cards[k + 1], cards[k], layout, rules) for k in range(len(cards) - 1))
+
+
+def run_capacity(layout: Layout, rules: Rules, target_index: int) -> float:
+    """The longest run that may move to column ``target_index``."""
+    if rules.sequence_move == "unlimited":
+        return float("inf")
+    free = sum(1 for c in layout.cells if c is None)
+    empty = sum(1 for i, col in enumerate(layout.columns) if not col and i != target_index)
+    return (free + 1) * 2**empty
+
+
+def illegal_reason(layout: Layout, move: Move, rules: Rules) -> str | None:
+    """Why ``move`` is not legal in ``layout``, or None if it is."""
+    if move.count < 1:
+        return "moves no card"
+    if move.source == "column":
+        if not 0 <= move.source_index < len(layout.columns):
+            return f"no column {move.source_index + 1}"
+        col = layout.columns[move.source_index]
+        if move.count > len(col):
+            return f"column {move.source_index + 1} holds only {len(col)} cards"
+        cards = col[len(col) - move.count:]
+        if not is_run(cards, layout, rules):
+            return "the cards moved are not a run"
+    elif move.source == "cell":
+        if not 0 <= move.source_index < len(layout.cells) or layout.cells[move.source_index] is None:
+            return f"cell {move.source_index + 1} holds no card"
+        if move.count != 1:
+            return "a cell holds one card"
+        cards = [layout.cells[move.source_index]]
+    else:
+        return f"unknown source {move.source!r}"
+    head = cards[0]
+    if move.target == "foundation":
+        if move.count != 1:
+            return "one card at a time goes to a foundation"
+        if not next_for_foundation(head, layout):
+            return f"{format_card(head)} is not next on its foundation"
+    elif move.target == "cell":
+        if move.count != 1:
+            return "one card at a time goes to a cell"
+        if not 0 <= move.target_index < len(layout.cells) or layout.cells[move.target_index] is not None:
+            return f"cell {move.target_index + 1} is not free"
+    elif move.target == "column":
+        t = move.target_index
+        if not 0 <= t < len(layout.columns) or (move.source == "column" and t == move.source_index):
+            return f"bad target column {t + 1}"
+        target = layout.columns[t]
+        if target:
+            if not builds_on(head, target[-1], layout, rules):
+                return f"{format_card(head)} does not build on {format_card(target[-1])}"
+        elif not empty_column_takes(head, layout, rules):
+            return f"an empty column does not take {format_card(head)} ({rules.empty_column})"
+        if move.count > run_capacity(layout, rules, t):
+            return f"a run of {move.count} is longer than {run_capacity(layout, rules, t)} allowed"
+    else:
+        return f"unknown target {move.target!r}"
+    return None
+
+
+def apply_move(layout: Layout, move: Move) -> None:
+    """Carry out a move already known to be legal."""
+    if move.source == "column":
+        col = layout.columns[move.source_index]
+        cards = col[len(col) - move.count:]
+        del col[len(col) - move.count:]
+    else:
+        cards = [layout.cells[move.source_index]]
+        layout.cells[move.source_index] = None
+    if move.target == "foundation":
+        layout.foundations[suit(cards[0])] += 1
+    elif move.target == "cell":
+        layout.cells[move.target_index] = cards[0]
+    else:
+        layout.columns[move.target_index].extend(cards)
+
+
+def check_solution(deal: Sequence[int], rules: Rules, moves: Sequence[Move]) -> str | None:
+    """Replay ``moves`` from the deal; None if every move is legal and the game ends won, else why not."""
+    layout = deal_layout(deal, rules)
+    return check_from(layout, rules, moves)
+
+
+def check_from(layout: Layout, rules: Rules, moves: Sequence[Move]) -> str | None:
+    layout = layout.copy()
+    for k, move in enumerate(moves, start=1):
+        why = illegal_reason(layout, move, rules)
+        if why is not None:
+            return f"move {k} ({move}): {why}"
+        apply_move(layout, move)
+    if not layout.won():
+        return f"after {len(moves)} moves only {sum(layout.foundations)} cards are on the foundations"
+    return None
+
+
+def legal_moves(layout: Layout, rules: Rules) -> Iterator[Move]:
+    """Every legal move (every run length, every target column and cell), no pruning."""
+    sources = [("column", i, n) for i, col in enumerate(layout.columns) for n in range(1, len(col) + 1)]
+    sources += [("cell", j, 1) for j, c in enumerate(layout.cells) if c is not None]
+    targets = [("foundation", -1)] + [("cell", j) for j in range(len(layout.cells))]
+    targets += [("column", i) for i in range(len(layout.columns))]
+    for src, si, n in sources:
+        for tgt, ti in targets:
+            move = Move(src, si, n, tgt, ti)
+            if illegal_reason(layout, move, rules) is None:
+                yield move
+
+
+def exhaustive_verdict(layout: Layout, rules: Rules, limit: int = 200_000) -> bool | None:
+    """Is the position winnable?  Plain depth-first search over exact positions; None past ``limit``."""
+    seen = {layout.key()}
+    stack = [layout]
+    while stack:
+        here = stack.pop()
+        if here.won():
+            return True
+        for move in legal_moves(here, rules):
+            nxt = here.copy()
+            apply_move(nxt, move)
+            k = nxt.key()
+            if k not in seen:
+                if len(seen) >= limit:
+                    return None
+                seen.add(k)
+                stack.append(nxt)
+    return False
+
+
+# --- reading a solver's answer and telling it ------------------------------------
+
+
+def card_move(layout: Layout, head: int, target: int | str) -> Move:
+    """The move that takes ``head`` (and the cards above it) onto card ``target``, or to
+    ``"empty"`` (the first empty column), ``"cell"`` (the first free cell) or ``"foundation"``.
+
+    This only locates cards; whether the move is legal is :func:`illegal_reason`'s job.
+    """
+    src = None
+    for j, c in enumerate(layout.cells):
+        if c == head:
+            src = ("cell", j, 1)
+    for i, col in enumerate(layout.columns):
+        if head in col:
+            src = ("column", i, len(col) - col.index(head))
+    if src is None:
+        raise ValueError(f"{format_card(head)} is not in the tableau or cells")
+    if target == "foundation":
+        return Move(src[0], src[1], src[2], "foundation")
+    if target == "cell":
+        free = [j for j, c in enumerate(layout.cells) if c is None]
+        return Move(src[0], src[1], src[2], "cell", free[0] if free else -1)
+    if target == "empty":
+        empty = [i for i, col in enumerate(layout.columns) if not col]
+        return Move(src[0], src[1], src[2], "column", empty[0] if empty else -1)
+    where = [i for i, col in enumerate(layout.columns) if col and col[-1] == target]
+    return Move(src[0], src[1], src[2], "column", where[0] if where else -1)
+
+
+def describe(layout: Layout, move: Move) -> str:
+    """A move in words, e.g. "run 9S..6S from column 2 to column 5" (1-based numbers)."""
+    if move.source == "column":
+        col = layout.columns[move.source_index]
+        cards = col[len(col) - move.count:]
+        where = f"from column {move.source_index + 1}"
+    else:
+        cards = [layout.cells[move.source_index]]
+        where = "from cell"
+    what = format_card(cards[0]) if len(cards) == 1 else f"run {format_card(cards[0])}..{format_card(cards[-1])}"
+    if move.target == "foundation":
+        return f"{what} to foundation"
+    if move.target == "cell":
+        return f"{what} {where} to cell"
+    return f"{what} {where} to column {move.target_index + 1}"
+
+
+def layout_lines(layout: Layout) -> list[str]:
+    """The layout as text: foundations, cells, then the columns side by side (deepest card first)."""
+    names = "CDHS"
+    fnd = []
+    for s in range(4):
+        n = layout.foundations[s]
+        fnd.append(f"{names[s]}:" + (format_card(s * 13 + (layout.base + n - 1) % 13) if n else "--"))
+    lines = ["foundations " + " ".join(fnd)]
+    lines.append("cells " + " ".join(format_card(c) if c is not None else ".." for c in layout.cells))
+    lines.append(" ".join(f"{i + 1:>3}" for i in range(len(layout.columns))))
+    depth = max((len(c) for c in layout.columns), default=0)
+    for p in range(depth):
+        lines.append(" ".join(f"{format_card(c[p]):>3}" if p < len(c) else "   " for c in layout.columns))
+    return lines
