@@ -22,6 +22,9 @@ from engine.rules import RuleError, Switch, resolve_rules, switches
 _GAME_MODULES: dict[str, str] = {
     "perpetual_motion": "engine.perpetual_motion",
     "amazons": "engine.amazons",
+    "penguin": "engine.penguin",
+    "bakers_game": "engine.bakers_game",
+    "freecell": "engine.freecell",
 }
 
 # Columns every game returns from play_batch, with their dtypes.
