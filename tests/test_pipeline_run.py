@@ -1,0 +1,323 @@
+"""The pipeline end to end on the serial backend: rows, determinism, resume, failures, report, query, play.
+
+Ray has its own module (test_pipeline_ray.py) with one session-scoped instance.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import time
+
+import numpy as np
+import polars as pl
+import pyarrow.parquet as pq
+import pytest
+from pipeline_util import cli, cli_subprocess, rows, write_study
+
+from engine import registry
+from engine.deals import microsoft_deal, seeded_deals
+from engine.outcomes import OUTCOMES
+from pipeline.config import load_study
+from pipeline.report import build_report, wilson
+from pipeline.runner import run_study
+
+PM_STUDY = """
+study: pm
+game: perpetual_motion
+deals: 600
+seed: 11
+batch_size: 250
+variants:
+  clarke: {preset: clarke}
+  masten: {preset: masten}
+reference:
+  clarke: {win_rate: 0.5455, ci95: 0.0089, mean_rounds_won: 128, source: "Clarke 2009"}
+  masten: {win_rate: 0.99, source: "made up, to be refuted"}
+"""
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    monkeypatch.setitem(registry._GAME_MODULES, "fake", "fake_game")
+
+
+@pytest.fixture
+def pm_study(tmp_path):
+    return write_study(tmp_path / "pm.yaml", PM_STUDY)
+
+
+def _expected_rows(game_name: str, rules, decks: np.ndarray, deal: np.ndarray) -> pl.DataFrame:
+    """What the per-deal table must hold, straight from play_batch (the game-agnostic mapping)."""
+    game = registry.get_game(game_name)
+    cols = game.play_batch(decks, rules)
+    out = {"deal": deal, "outcome": [OUTCOMES[c] for c in cols["outcome"]], "won": cols["outcome"] == 0}
+    out.update({k: cols[k] for k in game.columns() if k != "outcome"})
+    return pl.DataFrame(out)
+
+
+def test_rows_are_the_engine_output_with_design_dtypes(pm_study, tmp_path, capsys):
+    code, out, err = cli(["run", pm_study, "--backend", "serial", "--out", tmp_path / "r"], capsys)
+    assert code == 0, err
+    df = rows(tmp_path / "r")
+    assert df.schema == {"deal": pl.Int64, "outcome": pl.String, "won": pl.Boolean, "rounds": pl.Int32,
+                         "moves": pl.Int32, "cards_left": pl.Int16, "cycle_length": pl.Int32, "variant": pl.String}
+    st = load_study(pm_study)
+    decks = seeded_deals(st.game.deck, 11, 0, 600)
+    for name, v in st.variants.items():
+        got = df.filter(pl.col("variant") == name).drop("variant")
+        assert got.equals(_expected_rows("perpetual_motion", v.rules, decks, np.arange(600, dtype=np.int64)))
+    assert "clarke" in out and "win rate" in out  # the report is printed at the end
+    names = sorted(p.name for p in (tmp_path / "r" / "variant=clarke").iterdir())
+    assert names == ["part-0-249.parquet", "part-250-499.parquet", "part-500-599.parquet"]
+    assert not (tmp_path / "r" / "_tmp").exists() or not any((tmp_path / "r" / "_tmp").iterdir())
+
+
+def test_batch_size_does_not_change_any_row(pm_study, tmp_path):
+    a = run_study(load_study(pm_study), tmp_path / "a", backend="serial")
+    b = run_study(load_study(pm_study, batch_size=97), tmp_path / "b", backend="serial")
+    assert (a.units_total, b.units_total) == (6, 14)
+    assert rows(tmp_path / "a").equals(rows(tmp_path / "b"))
+
+
+def test_manifest_and_parquet_metadata(pm_study, tmp_path):
+    run_study(load_study(pm_study), tmp_path / "r", backend="serial")
+    m = json.loads((tmp_path / "r" / "run.json").read_text())
+    assert m["status"] == "complete" and m["finished"] and m["started"]
+    assert m["seed"] == 11 and m["deal_source"] == {"kind": "seeded", "seed": 11, "deals": 600}
+    assert m["config"]["variants"]["masten"]["rules"]["cascade"] is True
+    assert {"numpy", "numba", "pyarrow", "polars", "python"} <= set(m["packages"])
+    assert m["engine_version"] and m["host"]
+    assert len(m["units"]) == 6 and all(u["state"] == "done" for u in m["units"])
+    assert sum(u["wins"] for u in m["units"] if u["variant"] == "clarke") == rows(tmp_path / "r").filter(
+        (pl.col("variant") == "clarke") & pl.col("won")).height
+    meta = pq.read_schema(tmp_path / "r" / "variant=masten" / "part-0-249.parquet").metadata
+    assert meta[b"patience.study"] == b"pm" and meta[b"patience.variant"] == b"masten"
+    assert json.loads(meta[b"patience.rules"])["gather"] == "pile1_bottom_up"
+    assert meta[b"patience.engine_version"] and meta[b"patience.unit"] == b"masten/part-0-249"
+
+
+def test_fake_game_extra_columns_microsoft_and_deals_file(tmp_path, fake):
+    """Any registered game's columns come through unchanged; deal = Microsoft number / file position."""
+    st = load_study(write_study(tmp_path / "m.yaml", """
+        study: m
+        game: fake
+        microsoft_deals: "1-7,11982"
+        batch_size: 3
+        variants:
+          plain: {}
+          hard: {preset: hard}
+        """))
+    run_study(st, tmp_path / "m", backend="serial")
+    df = rows(tmp_path / "m")
+    assert df.schema["score"] == pl.Int64 and df.schema["lucky"] == pl.Boolean
+    numbers = [1, 2, 3, 4, 5, 6, 7, 11982]
+    decks = np.stack([microsoft_deal(n) for n in numbers])
+    for name, v in st.variants.items():
+        got = df.filter(pl.col("variant") == name).drop("variant")
+        assert got.equals(_expected_rows("fake", v.rules, decks, np.array(numbers, dtype=np.int64)))
+
+    from engine.cards import format_cards
+
+    file_decks = seeded_deals(st.game.deck, 3, 0, 5)
+    (tmp_path / "d.txt").write_text("# five\n" + "\n\n".join(format_cards(d) for d in file_decks) + "\n")
+    st = load_study(write_study(tmp_path / "f.yaml", """
+        study: f
+        game: fake
+        deals_file: d.txt
+        batch_size: 2
+        variants: {plain: {}}
+        """))
+    run_study(st, tmp_path / "f", backend="serial")
+    got = rows(tmp_path / "f").drop("variant")
+    assert got.equals(_expected_rows("fake", st.variants["plain"].rules, file_decks, np.arange(5, dtype=np.int64)))
+
+
+def test_engine_exception_stops_the_run_with_exit_1(tmp_path, fake, capsys):
+    study = write_study(tmp_path / "x.yaml", """
+        study: x
+        game: fake
+        deals: 40
+        batch_size: 10
+        variants:
+          fine: {}
+          broken: {explode: true}
+        """)
+    code, out, err = cli(["run", study, "--backend", "serial", "--out", tmp_path / "x"], capsys)
+    assert code == 1
+    line = [ln for ln in err.splitlines() if ln.startswith("patience: error:")]
+    assert len(line) == 1 and "broken/part-0-9" in line[0] and "fake engine exploded" in line[0]
+    assert (tmp_path / "x" / "variant=fine" / "part-0-9.parquet").is_file()  # finished units stay
+    m = json.loads((tmp_path / "x" / "run.json").read_text())
+    assert m["status"] == "failed"
+    assert {u["key"]: u["state"] for u in m["units"]}["broken/part-0-9"] == "failed"
+
+
+def test_rerun_resumes_refuses_other_config_and_fresh_clears(pm_study, tmp_path, capsys):
+    out = tmp_path / "r"
+    assert cli(["run", pm_study, "--backend", "serial", "--out", out], capsys)[0] == 0
+    first = rows(out)
+    mtimes = {p: p.stat().st_mtime_ns for p in out.glob("variant=*/*.parquet")}
+    code, _, err = cli(["run", pm_study, "--backend", "serial", "--out", out], capsys)
+    assert code == 0 and "0 units run, 6 already done" in err
+    assert {p: p.stat().st_mtime_ns for p in out.glob("variant=*/*.parquet")} == mtimes
+    code, _, err = cli(["run", pm_study, "--backend", "serial", "--out", out, "--deals", "300"], capsys)
+    assert code == 2 and "different config" in err and "--fresh" in err
+    assert rows(out).equals(first)
+    code, _, err = cli(["run", pm_study, "--backend", "serial", "--out", out, "--deals", "300", "--fresh"], capsys)
+    assert code == 0 and rows(out).height == 600  # 2 variants x 300
+
+
+def test_sigkill_part_way_then_rerun_gives_exactly_the_uninterrupted_rows(tmp_path):
+    study = write_study(tmp_path / "k.yaml", """
+        study: k
+        game: perpetual_motion
+        deals: 3000
+        seed: 3
+        batch_size: 100
+        variants: {clarke: {preset: clarke}, pysolfc: {preset: pysolfc}}
+        """)
+    out = tmp_path / "k"
+    # Slow each unit down (test-only fault switch) so the kill lands part way.
+    proc = cli_subprocess(["run", study, "--backend", "serial", "--out", out],
+                          env={"PATIENCE_TEST_FAULT": "sleep:0.05"})
+    deadline = time.time() + 60
+    while len(list(out.glob("variant=*/*.parquet"))) < 8 and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.02)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.communicate()
+    done_before = len(list(out.glob("variant=*/*.parquet")))
+    assert 8 <= done_before < 60, done_before  # really part way
+    proc = cli_subprocess(["run", study, "--backend", "serial", "--out", out])
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert f"{60 - done_before} units run, {done_before} already done" in err
+    run_study(load_study(study), tmp_path / "clean", backend="serial")
+    resumed, clean = rows(out), rows(tmp_path / "clean")
+    assert resumed.height == 6000 and resumed.select("variant", "deal").is_unique().all()
+    assert resumed.equals(clean)
+
+
+def test_report_numbers_formats_and_reference_verdicts(pm_study, tmp_path, capsys):
+    out = tmp_path / "r"
+    run_study(load_study(pm_study), out, backend="serial")
+    rep = build_report(out)
+    df = rows(out)
+    r = {row["variant"]: row for row in rep.rows.iter_rows(named=True)}
+    assert list(r) == ["clarke", "masten"]  # study order
+    for name in r:
+        d = df.filter(pl.col("variant") == name)
+        wins = d["won"].sum()
+        assert (r[name]["deals"], r[name]["wins"]) == (600, wins)
+        assert r[name]["n_cycle"] == (d["outcome"] == "cycle").sum()
+        won_rounds = d.filter(pl.col("won"))["rounds"].to_numpy()
+        assert math.isclose(r[name]["rounds_won_mean"], won_rounds.mean())
+        assert math.isclose(r[name]["rounds_won_median"], float(np.median(won_rounds)))
+        assert math.isclose(r[name]["rounds_won_p90"], float(np.quantile(won_rounds, 0.9)))
+        from statsmodels.stats.proportion import proportion_confint
+
+        lo, hi = proportion_confint(wins, 600, alpha=0.05, method="wilson")
+        assert math.isclose(r[name]["ci95_low"], lo, rel_tol=1e-9) and math.isclose(r[name]["ci95_high"], hi, rel_tol=1e-9)
+    # 600 deals cannot refute Clarke's 54.55% +/- 0.89% unless the kernel is badly wrong; a made-up 99% is refuted.
+    assert r["clarke"]["verdict"] == "consistent"
+    assert r["masten"]["verdict"] == "not consistent"
+
+    for fmt, probe in (("table", "Clarke 2009"), ("markdown", "| clarke |"), ("csv", "variant,deals,wins"),
+                       ("json", '"variants"')):
+        code, text, err = cli(["report", out, "--format", fmt], capsys)
+        assert code == 0 and probe in text, (fmt, text, err)
+    code, text, _ = cli(["report", out, "--format", "json"], capsys)
+    assert json.loads(text)["variants"][0]["wins"] == r["clarke"]["wins"]
+    code, _, _ = cli(["report", out, "--format", "csv", "--output", tmp_path / "rep.csv"], capsys)
+    assert code == 0 and pl.read_csv(tmp_path / "rep.csv")["wins"].to_list() == [r["clarke"]["wins"], r["masten"]["wins"]]
+    code, _, err = cli(["report", out, "--format", "html"], capsys)
+    assert code == 2 and "--format" in err and "allowed: table, markdown, csv, json" in err
+    code, _, err = cli(["report", tmp_path / "nowhere"], capsys)
+    assert code == 2 and "nowhere" in err
+
+
+def test_wilson_interval_edges():
+    assert wilson(0, 10)[0] == 0.0 and 0 < wilson(0, 10)[1] < 0.35
+    lo, hi = wilson(50, 100)
+    assert math.isclose(lo + hi, 1.0) and lo < 0.5 < hi
+
+
+def test_reader_ignores_temp_and_half_written_files(pm_study, tmp_path, capsys):
+    out = tmp_path / "r"
+    run_study(load_study(pm_study), out, backend="serial")
+    before = rows(out)
+    (out / "_tmp").mkdir(exist_ok=True)
+    (out / "_tmp" / "deadbeef.tmp").write_bytes(b"PAR1 half a file")
+    assert rows(out).equals(before)
+    code, text, _ = cli(["query", out, "SELECT count(*) AS n FROM deals", "--format", "csv"], capsys)
+    assert code == 0 and text.split() == ["n", "1200"]
+
+
+def test_query_formats_and_bad_sql(pm_study, tmp_path, capsys):
+    out = tmp_path / "r"
+    run_study(load_study(pm_study), out, backend="serial")
+    sql = "SELECT variant, count(*) AS n, sum(CAST(won AS INT)) AS wins FROM deals GROUP BY variant ORDER BY variant"
+    code, text, _ = cli(["query", out, sql], capsys)
+    assert code == 0 and "clarke" in text and "masten" in text
+    code, text, _ = cli(["query", out, sql, "--format", "json"], capsys)
+    got = json.loads(text)
+    assert [g["n"] for g in got] == [600, 600]
+    assert got[0]["wins"] == rows(out).filter((pl.col("variant") == "clarke") & pl.col("won")).height
+    code, _, _ = cli(["query", out, "SELECT * FROM deals WHERE won", "--format", "parquet", "--output",
+                      tmp_path / "won.parquet"], capsys)
+    assert code == 0 and pl.read_parquet(tmp_path / "won.parquet")["won"].all()
+    code, _, err = cli(["query", out, "SELEKT nothing"], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "SQL" in err
+    code, _, err = cli(["query", out, "SELECT * FROM deals", "--format", "parquet"], capsys)
+    assert code == 2 and "--output" in err
+
+
+def test_games_lists_switches_presets_and_columns(capsys):
+    code, out, _ = cli(["games"], capsys)
+    assert code == 0 and "perpetual_motion" in out
+    code, out, _ = cli(["games", "perpetual_motion"], capsys)
+    assert code == 0
+    for probe in ("gather = pile4_bottom_up", "allowed: pile4_bottom_up, pile1_bottom_up", "masten: cascade=true",
+                  "cycle_length (int32)", "cards_left (int16)"):
+        assert probe in out, probe
+    code, _, err = cli(["games", "nope"], capsys)
+    assert code == 2 and "allowed: perpetual_motion" in err
+
+
+def test_play_matches_the_batch_row_and_traces(capsys, fake):
+    game = registry.get_game("perpetual_motion")
+    rules = game.rules("masten")
+    batch = game.play_batch(seeded_deals(game.deck, 2009, 7, 1), rules)
+    code, out, err = cli(["play", "perpetual_motion", "--seed", "2009", "--index", "7", "--preset", "masten", "--json"],
+                         capsys)
+    assert code == 0, err
+    row = json.loads(out)
+    assert row["deal"] == 7 and row["outcome"] == OUTCOMES[batch["outcome"][0]] and row["rules"]["cascade"] is True
+    for col in ("rounds", "moves", "cards_left", "cycle_length"):
+        assert row[col] == int(batch[col][0]), col
+    assert row["cards"].startswith("QS 5S AS 2C")  # the golden deal (2009, 7)
+    code, out, _ = cli(["play", "perpetual_motion", "--deal", row["cards"], "--preset", "masten", "--trace"], capsys)
+    lines = out.strip().splitlines()
+    assert code == 0 and len(lines) > 2 and lines[-1].startswith("perpetual_motion, given deal (masten)")
+    assert f": {row['outcome']};" in lines[-1]
+    code, out, _ = cli(["play", "fake", "--microsoft", "11982", "--set", "threshold=13", "--json"], capsys)
+    assert code == 0 and json.loads(out)["deal"] == 11982 and json.loads(out)["outcome"] == "won"
+
+
+@pytest.mark.parametrize("args, probe", [
+    (["play", "perpetual_motion"], "no deal is given"),
+    (["play", "perpetual_motion", "--seed", "1", "--index", "2", "--deal", "AS"], "both given"),
+    (["play", "perpetual_motion", "--seed", "1"], "needs both"),
+    (["play", "perpetual_motion", "--microsoft", "5"], "no Microsoft deal numbers"),
+    (["play", "perpetual_motion", "--seed", "1", "--index", "0", "--preset", "nobody"], "allowed: clarke"),
+    (["play", "perpetual_motion", "--seed", "1", "--index", "0", "--set", "gather=up"], "'up'"),
+    (["play", "perpetual_motion", "--seed", "-1", "--index", "0"], "0..2^64-1"),
+    (["play", "perpetual_motion", "--deal", "AS 2S"], "2 cards"),
+    (["play", "nope", "--seed", "1", "--index", "0"], "unknown game 'nope'"),
+])
+def test_play_bad_input(args, probe, capsys):
+    code, out, err = cli(args, capsys)
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and probe in err, err
