@@ -105,14 +105,24 @@ def _build_destinations(snap_moves: np.ndarray, snap_count: np.ndarray) -> np.nd
     false, move_unit: card): the snapshot is then exactly the four cards just dealt, no pile
     that receives a card is also a source, and all cards landing on one pile in a round share
     a rank, so the order they land in does not change the ranks the pile holds.
+
+    The result, per side and pattern, is for each card k of the round its pile and its offset
+    among the cards landing there (dest[..., k] = pile + 4 * offset), and in dest[..., 4] the
+    number of cards each pile receives, packed one byte a pile, so the kernel can keep all four
+    pile heights in one register.
     """
-    dest = np.zeros((2, 64, 4), dtype=np.uint8)
+    dest = np.zeros((2, 64, 5), dtype=np.int64)
     for side in (0, 1):
         for pat in range(64):
-            dest[side, pat] = [0, 1, 2, 3]
+            pile = [0, 1, 2, 3]
             for j in range(snap_count[side, pat]):
                 mv = int(snap_moves[side, pat, j])
-                dest[side, pat, mv >> 2] = mv & 3
+                pile[mv >> 2] = mv & 3
+            landed = [0, 0, 0, 0]
+            for k in range(4):
+                dest[side, pat, k] = pile[k] + 4 * landed[pile[k]]
+                landed[pile[k]] += 1
+            dest[side, pat, 4] = sum(n << (8 * q) for q, n in enumerate(landed))
     return dest
 
 
@@ -192,7 +202,9 @@ def _play_batch(decks, pile_four, cascade, run_unit, rightmost, gather, right_to
     words = stock.view(np.uint64)
     hist = np.zeros((_HIST0, _WORDS), dtype=np.uint64)
     hist_pass = np.zeros(_HIST0, dtype=np.int64)
+    hist_slot = np.zeros(_HIST0, dtype=np.int64)  # where each remembered stock sits in the table
     table = np.full(_TABLE0, -1, dtype=np.int64)
+    nhist = 0
     side = 1 if rightmost else 0
     by_round = not pile_four and not cascade and not run_unit
     for p in range(4):
@@ -206,17 +218,17 @@ def _play_batch(decks, pile_four, cascade, run_unit, rightmost, gather, right_to
             t[p] = 16 + p
         moves = 0
         rounds = 0
-        nhist = 0
-        hist_n = -1  # the stock length the history holds
+        hist_n = -1  # the stock length the history holds; -1 makes the first pass clear the last game's
         outcome = CAPPED
         cycle_len = 0
         left = 52
         while True:
             # --- exact cycle detection on the stock at the start of the pass ---
-            if n != hist_n:
+            if n != hist_n:  # a shorter stock cannot repeat a longer one: forget them (clearing only used slots)
+                for e in range(nhist):
+                    table[hist_slot[e]] = -1
                 nhist = 0
                 hist_n = n
-                table[:] = -1
             mask = table.shape[0] - 1
             slot = np.int64(_hash(words, n) & np.uint64(mask))
             found = -1
@@ -246,8 +258,13 @@ def _play_batch(decks, pile_four, cascade, run_unit, rightmost, gather, right_to
                 npass = np.zeros(2 * nhist, dtype=np.int64)
                 npass[:nhist] = hist_pass
                 hist_pass = npass
-            hist[nhist] = words
+                nslot = np.zeros(2 * nhist, dtype=np.int64)
+                nslot[:nhist] = hist_slot
+                hist_slot = nslot
+            for i in range(_WORDS):
+                hist[nhist, i] = words[i]
             hist_pass[nhist] = rounds
+            hist_slot[nhist] = slot
             table[slot] = nhist
             nhist += 1
             if 2 * nhist > table.shape[0]:  # keep the table under half full
@@ -258,9 +275,11 @@ def _play_batch(decks, pile_four, cascade, run_unit, rightmost, gather, right_to
                     while table[s] >= 0:
                         s = (s + 1) & mask
                     table[s] = e
+                    hist_slot[e] = s
             # --- the pass ---
             won = False
             if by_round:  # play is a pure function of each round of four: table-driven, no moves to simulate
+                hh = np.int64(0)  # the four pile heights, one byte each
                 pos = 0
                 while pos < n:
                     a = stock[pos + 3] if right_to_left else stock[pos]
@@ -277,18 +296,21 @@ def _play_batch(decks, pile_four, cascade, run_unit, rightmost, gather, right_to
                             break
                         continue
                     moves += snap_count[side, pat]
-                    q = dest[side, pat, 0]
-                    h[q] += 1
-                    piles[q, h[q]] = a
-                    q = dest[side, pat, 1]
-                    h[q] += 1
-                    piles[q, h[q]] = b
-                    q = dest[side, pat, 2]
-                    h[q] += 1
-                    piles[q, h[q]] = c
-                    q = dest[side, pat, 3]
-                    h[q] += 1
-                    piles[q, h[q]] = d
+                    e = dest[side, pat, 0]
+                    q = e & 3
+                    piles[q, 1 + ((hh >> (8 * q)) & 255) + (e >> 2)] = a
+                    e = dest[side, pat, 1]
+                    q = e & 3
+                    piles[q, 1 + ((hh >> (8 * q)) & 255) + (e >> 2)] = b
+                    e = dest[side, pat, 2]
+                    q = e & 3
+                    piles[q, 1 + ((hh >> (8 * q)) & 255) + (e >> 2)] = c
+                    e = dest[side, pat, 3]
+                    q = e & 3
+                    piles[q, 1 + ((hh >> (8 * q)) & 255) + (e >> 2)] = d
+                    hh += dest[side, pat, 4]
+                for p in range(4):
+                    h[p] = (hh >> (8 * p)) & 255
             else:
                 pos = 0
                 while pos < n:
