@@ -33,14 +33,11 @@ Z95 = 1.959963984540054  # two-sided 95% normal quantile
 def scan_deals(run_dir: Path) -> pl.LazyFrame:
     """The per-deal table of a run (``deal``, ``variant``, ``outcome``, ``won``, ...), lazily."""
     run_dir = Path(run_dir)
-    if not any(run_dir.glob(PARTS_GLOB)):
+    if not any(run_dir.glob(PARTS_GLOB)):  # nothing finished yet: an empty table of the right shape
         manifest = read_manifest(run_dir)
-        game = manifest.get("game")
-        schema = {"deal": pl.Int64, "outcome": pl.String, "won": pl.Boolean, "rounds": pl.Int32,
-                  "moves": pl.Int32, "cards_left": pl.Int16}
-        if game in game_names():
-            for c in get_game(game).extra_columns:
-                schema[c.name] = pl.Series(np.empty(0, dtype=c.dtype)).dtype
+        columns = manifest.get("columns") or {"deal": "int64", "outcome": "string", "won": "bool", "rounds": "int32",
+                                               "moves": "int32", "cards_left": "int16"}
+        schema = {k: pl.String if v == "string" else pl.Series(np.empty(0, dtype=v)).dtype for k, v in columns.items()}
         return pl.DataFrame(schema={**schema, "variant": pl.String}).lazy()
     return pl.scan_parquet(
         str(run_dir / PARTS_GLOB),
@@ -89,6 +86,53 @@ class Report:
     sources: dict[str, str] = field(default_factory=dict)
 
 
+def _quantile(values: np.ndarray, counts: np.ndarray, q: float) -> float:
+    """The q-quantile of a histogram (sorted ``values`` with ``counts``), linear as numpy's default."""
+    n = int(counts.sum())
+    if n == 0:
+        return math.nan
+    cum = np.cumsum(counts)
+    pos = q * (n - 1)
+    lo, hi = math.floor(pos), math.ceil(pos)
+    v_lo = float(values[np.searchsorted(cum, lo, side="right")])
+    v_hi = float(values[np.searchsorted(cum, hi, side="right")])
+    return v_lo + (pos - lo) * (v_hi - v_lo)
+
+
+def rounds_histogram(lf: pl.LazyFrame) -> pl.DataFrame:
+    """Deals per (variant, outcome, rounds), sorted.
+
+    Every report figure (counts, means, exact medians and percentiles) follows
+    from this small table; building it is one streaming pass over the rows, so
+    memory does not grow with the number of deals.
+    """
+    return (
+        lf.select("variant", "outcome", "rounds")
+        .group_by("variant", "outcome", "rounds")
+        .agg(pl.len().cast(pl.Int64).alias("n"))
+        .collect(engine="streaming")
+        .sort("variant", "outcome", "rounds")
+    )
+
+
+def _variant_figures(hist: pl.DataFrame, outcomes: list[str]) -> dict[str, Any]:
+    n = hist["n"].to_numpy()
+    rounds = hist["rounds"].to_numpy().astype(np.float64)
+    outcome = hist["outcome"].to_numpy()
+    deals = int(n.sum())
+    won = outcome == "won"
+    wins = int(n[won].sum())
+    out: dict[str, Any] = {"deals": deals, "wins": wins}
+    for o in outcomes:
+        out[f"n_{o}"] = int(n[outcome == o].sum())
+    out["rounds_mean"] = float((rounds * n).sum() / deals) if deals else math.nan
+    wr, wn = rounds[won], n[won]  # sorted by rounds within the "won" outcome
+    out["rounds_won_mean"] = float((wr * wn).sum() / wins) if wins else math.nan
+    out["rounds_won_median"] = _quantile(wr, wn, 0.5)
+    out["rounds_won_p90"] = _quantile(wr, wn, 0.9)
+    return out
+
+
 def build_report(run_dir: str | Path) -> Report:
     """One row per variant: deals, wins, win rate + Wilson 95%, outcome counts, rounds of won deals, reference."""
     run_dir = Path(run_dir)
@@ -96,67 +140,40 @@ def build_report(run_dir: str | Path) -> Report:
         raise BadInput(f"RUN_DIR {run_dir}: no such folder; allowed: a folder written by `patience run`")
     manifest = read_manifest(run_dir)
     game = manifest.get("game", "")
-    outcomes = list(get_game(game).outcomes) if game in game_names() else list(OUTCOMES)
+    outcomes = list(manifest.get("outcomes") or _game_outcomes(game))
     variants = list(manifest.get("config", {}).get("variants", {}))
     reference = manifest.get("config", {}).get("reference", {}) or {}
 
-    lf = scan_deals(run_dir)
-    present = pl.col("outcome")
-    agg = (
-        lf.select("variant", "outcome", "won", "rounds")
-        .group_by("variant")
-        .agg(
-            pl.len().cast(pl.Int64).alias("deals"),
-            pl.col("won").sum().cast(pl.Int64).alias("wins"),
-            *[(present == o).sum().cast(pl.Int64).alias(f"n_{o}") for o in OUTCOMES],
-            pl.col("rounds").mean().alias("rounds_mean"),
-            pl.col("rounds").filter(pl.col("won")).mean().alias("rounds_won_mean"),
-            pl.col("rounds").filter(pl.col("won")).median().alias("rounds_won_median"),
-            pl.col("rounds").filter(pl.col("won")).quantile(0.9, interpolation="linear").alias("rounds_won_p90"),
-        )
-        .collect()
-    )
+    hist = rounds_histogram(scan_deals(run_dir))
     # Outcomes the game declares, plus any other that actually occurred.
-    outcomes += [o for o in OUTCOMES if o not in outcomes and agg[f"n_{o}"].sum() > 0]
-    agg = agg.drop([f"n_{o}" for o in OUTCOMES if o not in outcomes])
-    order = {v: i for i, v in enumerate(variants)}
-    agg = agg.with_columns(pl.col("variant").replace_strict(order, default=len(order), return_dtype=pl.Int64)
-                           .alias("_order")).sort("_order", "variant").drop("_order")
+    outcomes += [o for o in OUTCOMES if o not in outcomes and o in set(hist["outcome"].unique().to_list())]
+    by_variant = hist.partition_by("variant", as_dict=True, maintain_order=True)
+    names = [v for v in variants if (v,) in by_variant] + sorted(k[0] for k in by_variant if k[0] not in variants)
 
-    extra: dict[str, list[Any]] = {k: [] for k in ("win_rate", "ci95_low", "ci95_high", "ref_win_rate", "ref_ci95",
-                                                   "ref_mean_rounds_won", "ref_mean_rounds", "z", "verdict")}
+    records = []
     sources = {}
-    for name, deals, wins in agg.select("variant", "deals", "wins").iter_rows():
+    for name in names:
+        fig = _variant_figures(by_variant[(name,)], outcomes)
+        deals, wins = fig["deals"], fig["wins"]
         lo, hi = wilson(wins, deals)
-        extra["win_rate"].append(wins / deals if deals else math.nan)
-        extra["ci95_low"].append(lo)
-        extra["ci95_high"].append(hi)
         ref = reference.get(name, {})
-        for key in ("win_rate", "ci95", "mean_rounds_won", "mean_rounds"):
-            extra[f"ref_{key}"].append(ref.get(key))
-        if "win_rate" in ref:
-            z, word = verdict(wins, deals, ref["win_rate"], ref.get("ci95"))
-            extra["z"].append(z)
-            extra["verdict"].append(word)
-        else:
-            extra["z"].append(None)
-            extra["verdict"].append(None)
+        z, word = verdict(wins, deals, ref["win_rate"], ref.get("ci95")) if "win_rate" in ref else (None, None)
+        records.append({
+            "variant": name, "deals": deals, "wins": wins, "win_rate": wins / deals if deals else math.nan,
+            "ci95_low": lo, "ci95_high": hi,
+            **{f"n_{o}": fig[f"n_{o}"] for o in outcomes},
+            **{k: fig[k] for k in ("rounds_mean", "rounds_won_mean", "rounds_won_median", "rounds_won_p90")},
+            **{f"ref_{k}": ref.get(k) for k in ("win_rate", "ci95", "mean_rounds_won", "mean_rounds")},
+            "z": z, "verdict": word,
+        })
         if ref.get("source"):
             sources[name] = ref["source"]
-    columns = agg.columns
-    rows = agg.with_columns(
-        pl.Series("win_rate", extra["win_rate"], dtype=pl.Float64),
-        pl.Series("ci95_low", extra["ci95_low"], dtype=pl.Float64),
-        pl.Series("ci95_high", extra["ci95_high"], dtype=pl.Float64),
-        *[pl.Series(k, extra[k], dtype=pl.Float64) for k in ("ref_win_rate", "ref_ci95", "ref_mean_rounds_won",
-                                                              "ref_mean_rounds", "z")],
-        pl.Series("verdict", extra["verdict"], dtype=pl.String),
-    ).select(
-        "variant", "deals", "wins", "win_rate", "ci95_low", "ci95_high",
-        *[c for c in columns if c.startswith("n_")],
-        "rounds_mean", "rounds_won_mean", "rounds_won_median", "rounds_won_p90",
-        "ref_win_rate", "ref_ci95", "ref_mean_rounds_won", "ref_mean_rounds", "z", "verdict",
-    )
+    schema = {"variant": pl.String, "deals": pl.Int64, "wins": pl.Int64, "win_rate": pl.Float64,
+              "ci95_low": pl.Float64, "ci95_high": pl.Float64, **{f"n_{o}": pl.Int64 for o in outcomes},
+              **{k: pl.Float64 for k in ("rounds_mean", "rounds_won_mean", "rounds_won_median", "rounds_won_p90",
+                                          "ref_win_rate", "ref_ci95", "ref_mean_rounds_won", "ref_mean_rounds", "z")},
+              "verdict": pl.String}
+    rows = pl.DataFrame(records, schema=schema) if records else pl.DataFrame(schema=schema)
     units = manifest.get("units", [])
     return Report(
         study=manifest.get("study", run_dir.name),
@@ -169,6 +186,11 @@ def build_report(run_dir: str | Path) -> Report:
         rows=rows,
         sources=sources,
     )
+
+
+def _game_outcomes(game: str) -> tuple[str, ...]:
+    """For manifests that do not list outcomes: ask the registry (imports the game module)."""
+    return get_game(game).outcomes if game in game_names() else OUTCOMES
 
 
 # --- renderers ---------------------------------------------------------------------

@@ -23,8 +23,6 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-import pyarrow.parquet as pq
-
 from pipeline.errors import BadInput, StorageError
 
 MANIFEST = "run.json"
@@ -41,6 +39,8 @@ def write_part(run_dir: Path, relpath: str, table) -> None:
             f"worker on host {socket.gethostname()} cannot see the run folder {run_dir} (no {MANIFEST}); "
             "on a cluster --out must be shared storage every node can reach"
         )
+    import pyarrow.parquet as pq
+
     tmp = run_dir / TMP_DIR / f"{uuid.uuid4().hex}.tmp"
     final = run_dir / relpath
     try:
@@ -55,6 +55,8 @@ def write_part(run_dir: Path, relpath: str, table) -> None:
 
 def part_complete(run_dir: Path, relpath: str, count: int, key: str) -> bool:
     """True when the unit's file exists and its footer holds its ``count`` rows and its key."""
+    import pyarrow.parquet as pq
+
     path = run_dir / relpath
     if not path.is_file():
         return False

@@ -321,3 +321,15 @@ def test_play_bad_input(args, probe, capsys):
     code, out, err = cli(args, capsys)
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and probe in err, err
+
+
+def test_a_worker_that_cannot_see_the_run_folder_says_out_must_be_shared(tmp_path):
+    """On a cluster, a node without the shared --out sees no run.json: the unit fails with a clear message."""
+    import pyarrow as pa
+
+    from pipeline.errors import StorageError
+    from pipeline.store import write_part
+
+    with pytest.raises(StorageError, match="--out must be shared storage"):
+        write_part(tmp_path / "not-shared", "variant=a/part-0-0.parquet", pa.table({"deal": [0]}))
+    assert not (tmp_path / "not-shared").exists()  # and it created nothing there
