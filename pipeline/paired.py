@@ -352,7 +352,7 @@ def _states(run_dir: Path) -> dict[str, tuple[np.ndarray, np.ndarray]]:
             .otherwise(LOST).cast(pl.Int8).alias("state"),
         )
         .sort("variant", "deal")
-        .collect()
+        .collect(engine="streaming")
     )
     out = {}
     for (name,), part in df.partition_by("variant", as_dict=True, maintain_order=True).items():
