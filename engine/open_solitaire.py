@@ -85,7 +85,7 @@ import numba as nb
 import numpy as np
 
 from engine.deals import _readonly
-from engine.outcomes import UNKNOWN, UNSOLVABLE, WON
+from engine.outcomes import OUTCOMES, UNKNOWN, UNSOLVABLE, WON
 
 # --- rule codes passed to the kernels --------------------------------------
 LAYOUT_PENGUIN, LAYOUT_EIGHT = 0, 1  # Penguin's 7 columns with a beak; 8 columns dealt in turn
@@ -110,7 +110,7 @@ P_NCOLS, P_NCELLS, P_BUILD, P_WRAP, P_UNLIMITED, P_EMPTY, P_MAXNODES, P_W = rang
 # Weights of the search's guide (cards out, cards above a lower card, cells used, cards above a card its
 # foundation needs next, non-empty columns); chosen on Penguin seeded deals and FreeCell MS deals 1-200.
 # They steer the order of the search only, never its verdict.
-HEURISTIC_WEIGHTS = np.array([3, 1, 1, 1, 0], dtype=np.int64)
+HEURISTIC_WEIGHTS = np.array([3, 1, 1, 1, 2], dtype=np.int64)
 
 _INF_CAP = 1 << 30
 
@@ -886,7 +886,7 @@ def solve_one(deal: np.ndarray, rules: SolverRules, ref_rules, ws: Workspace | N
 def row_of(sol: Solution, moves: list) -> dict:
     won = sol.outcome == WON
     return {
-        "outcome": sol.outcome,
+        "outcome": OUTCOMES[sol.outcome],
         "won": won,
         "rounds": 0,
         "moves": len(moves) if won else 0,
@@ -914,7 +914,8 @@ def play_batch_with(decks: np.ndarray, rules: SolverRules, ref_rules) -> dict[st
     for g in range(n):
         sol, moves = solve_one(decks[g], rules, ref_rules, ws)
         row = row_of(sol, moves)
-        for k in ("outcome", "moves", "cards_left", "nodes", "seconds"):
+        out["outcome"][g] = sol.outcome
+        for k in ("moves", "cards_left", "nodes", "seconds"):
             out[k][g] = row[k]
     return out
 

@@ -22,7 +22,7 @@ import pytest
 from engine import open_solitaire as osol
 from engine.cards import DECK_52, parse_card, parse_cards
 from engine.deals import microsoft_deal, seeded_deal, seeded_deals
-from engine.outcomes import UNKNOWN, UNSOLVABLE, WON
+from engine.outcomes import OUTCOMES, UNKNOWN, UNSOLVABLE, WON
 from engine.reference import open_solitaire as ref
 from engine.registry import get_game
 from engine.rules import RuleError
@@ -136,7 +136,7 @@ def test_fixture_deals_are_deals():
 def test_simple_solvable_fixture(game):
     deal = SIMPLE_PENGUIN if game == "penguin" else SORTED_EIGHT
     res = _solve(game, deal)
-    assert res.row["outcome"] == WON and res.row["won"] and res.row["cards_left"] == 0
+    assert res.row["outcome"] == "won" and res.row["won"] and res.row["cards_left"] == 0
     if game != "penguin":
         assert res.row["moves"] == 52  # nothing but foundation moves
 
@@ -151,7 +151,7 @@ def test_simple_solvable_fixture(game):
 )
 def test_complex_solvable_fixture_is_replayed_by_the_checker(game, deal):
     res = _solve(game, deal)
-    assert res.row["outcome"] == WON
+    assert res.row["outcome"] == "won"
     mod = __import__(f"engine.{game}", fromlist=["solver_rules"])
     rules = get_game(game).rules()
     srules = mod.solver_rules(rules, osol.BUILD_ALTERNATE) if game == "freecell" else mod.solver_rules(rules)
@@ -174,7 +174,7 @@ def test_stuck_fixture_is_unsolvable(game):
     deal = STUCK_PENGUIN if game == "penguin" else STUCK_EIGHT
     over = {"cells": 0, "empty_column": "none"}
     res = _solve(game, deal, **over)
-    assert res.row["outcome"] == UNSOLVABLE and res.row["cards_left"] == 52 - (3 if game == "penguin" else 0)
+    assert res.row["outcome"] == "unsolvable" and res.row["cards_left"] == 52 - (3 if game == "penguin" else 0)
     rules = get_game(game).rules(overrides=over)
     mod = __import__(f"engine.{game}", fromlist=["reference_rules"])
     rrules = mod.reference_rules(rules, "alternate") if game == "freecell" else mod.reference_rules(rules)
@@ -192,7 +192,7 @@ def test_stuck_fixture_is_unsolvable(game):
 )
 def test_unsolvable_with_one_cell_agrees_with_exhaustive_search(game, deal):
     res = _solve(game, deal, cells=1)
-    assert res.row["outcome"] == UNSOLVABLE
+    assert res.row["outcome"] == "unsolvable"
     rules = get_game(game).rules(overrides={"cells": 1})
     mod = __import__(f"engine.{game}", fromlist=["reference_rules"])
     rrules = mod.reference_rules(rules, "alternate") if game == "freecell" else mod.reference_rules(rules)
@@ -202,19 +202,19 @@ def test_unsolvable_with_one_cell_agrees_with_exhaustive_search(game, deal):
 def test_freecell_11982_is_unsolvable():
     """The one unsolvable deal of Microsoft's 1..32000 (Freecell Solver project's results)."""
     res = _solve("freecell", microsoft_deal(11982), max_nodes=5_000_000)
-    assert res.row["outcome"] == UNSOLVABLE
+    assert res.row["outcome"] == "unsolvable"
 
 
 def test_bakers_game_unsolvable_deal_with_four_cells():
     # seed 7 index 2: no solution with 4 cells, but one with 5 (checked by the replay)
     deal = seeded_deal(DECK_52, 7, 2)
-    assert _solve("bakers_game", deal).row["outcome"] == UNSOLVABLE
-    assert _solve("bakers_game", deal, cells=6).row["outcome"] == WON
+    assert _solve("bakers_game", deal).row["outcome"] == "unsolvable"
+    assert _solve("bakers_game", deal, cells=6).row["outcome"] == "won"
 
 
 def test_budget_runs_out_as_unknown():
     res = _solve("freecell", microsoft_deal(11982), max_nodes=1000)
-    assert res.row["outcome"] == UNKNOWN and not res.row["won"] and 0 < res.row["cards_left"] <= 52
+    assert res.row["outcome"] == "unknown" and not res.row["won"] and 0 < res.row["cards_left"] <= 52
 
 
 # --- pruning soundness ---------------------------------------------------------------------------
@@ -352,7 +352,8 @@ def test_play_batch_columns_and_agreement_with_play_one(game):
     assert (out["rounds"] == 0).all()
     for i in range(len(decks)):
         row = g.play_one(decks[i], rules, False).row
-        for k in ("outcome", "moves", "cards_left", "nodes"):
+        assert row["outcome"] == OUTCOMES[out["outcome"][i]]
+        for k in ("moves", "cards_left", "nodes"):
             assert row[k] == out[k][i]
     assert set(np.unique(out["outcome"])) <= {WON, UNSOLVABLE, UNKNOWN}
 

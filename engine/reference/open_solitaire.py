@@ -252,9 +252,19 @@ def legal_moves(layout: Layout, rules: Rules) -> Iterator[Move]:
                 yield move
 
 
-def exhaustive_verdict(layout: Layout, rules: Rules, limit: int = 200_000) -> bool | None:
-    """Is the position winnable?  Plain depth-first search over exact positions; None past ``limit``."""
-    seen = {layout.key()}
+def exhaustive_verdict(layout: Layout, rules: Rules, limit: int = 200_000, symmetric: bool = False) -> bool | None:
+    """Is the position winnable?  Plain depth-first search over exact positions; None past ``limit``.
+
+    With ``symmetric`` two positions that differ only in the order of their columns or of their
+    cells count as one (no rule depends on which column or cell holds a card).
+    """
+
+    def key(here: Layout) -> tuple:
+        if not symmetric:
+            return here.key()
+        return (tuple(sorted(tuple(c) for c in here.columns)), tuple(sorted(c for c in here.cells if c is not None)))
+
+    seen = {key(layout)}
     stack = [layout]
     while stack:
         here = stack.pop()
@@ -263,7 +273,7 @@ def exhaustive_verdict(layout: Layout, rules: Rules, limit: int = 200_000) -> bo
         for move in legal_moves(here, rules):
             nxt = here.copy()
             apply_move(nxt, move)
-            k = nxt.key()
+            k = key(nxt)
             if k not in seen:
                 if len(seen) >= limit:
                     return None
