@@ -1,4 +1,4 @@
-"""The ``patience`` command (DESIGN section 5): run, report, query, validate, games, play.
+"""The ``patience`` command (DESIGN section 5): run, report, query, compare, plan, validate, games, play.
 
 Exit codes: 0 success, 1 a run that failed at work, 2 bad input.  Bad input
 is reported as one line on stderr (``patience: error: ...``) naming the file
@@ -25,7 +25,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-REPORT_FORMATS = ("table", "markdown", "csv", "json")
+REPORT_FORMATS = ("table", "markdown", "csv", "json", "html")
+COMPARE_FORMATS = ("table", "markdown", "csv", "json")
 QUERY_FORMATS = ("table", "csv", "json", "parquet")
 BACKENDS = ("ray", "serial")
 COMMON_COLUMN_DOCS = {
@@ -125,7 +126,13 @@ def run(
         f"results in {out_dir}",
         err=True,
     )
-    typer.echo(RENDERERS["table"](build_report(out_dir)), nl=False)
+    summary = build_report(out_dir)
+    from pipeline.planning import halving_line
+
+    halve = halving_line(summary)  # planning help: how many more deals would halve the widest interval
+    if halve:
+        typer.echo(halve, err=True)
+    typer.echo(RENDERERS["table"](summary), nl=False)
 
 
 @app.command()
@@ -172,7 +179,7 @@ def _text(value: Any) -> str:
 @_handled
 def report(
     run_dir: Annotated[Path, typer.Argument(help="a results folder written by `patience run`")],
-    format: Annotated[str, typer.Option("--format", help="table, markdown, csv or json")] = "table",
+    format: Annotated[str, typer.Option("--format", help="table, markdown, csv, json or html (self-contained, with charts)")] = "table",
     output: Annotated[Optional[Path], typer.Option(help="write to this file instead of stdout")] = None,
 ) -> None:
     """One row per variant: win rate with its Wilson 95% interval, outcomes, rounds of won deals, references."""
@@ -180,7 +187,12 @@ def report(
 
     _choice("--format", format, REPORT_FORMATS)
     _output_target(output)
-    text = RENDERERS[format](build_report(run_dir))
+    if format == "html":
+        from pipeline.html_report import render_html
+
+        text = render_html(build_report(run_dir))
+    else:
+        text = RENDERERS[format](build_report(run_dir))
     if output is None:
         typer.echo(text, nl=False)
     else:
@@ -222,6 +234,46 @@ def query(
         typer.echo(text, nl=False)
     else:
         output.write_text(text, encoding="utf-8")
+
+
+# --- compare / plan (paired statistics and planning: pipeline.paired, pipeline.planning) ----------------
+
+
+@app.command()
+@_handled
+def compare(
+    run_dir: Annotated[Path, typer.Argument(help="a results folder written by `patience run`")],
+    run_b: Annotated[Optional[Path], typer.Argument(help="a second run of the same deals: its variants vs RUN_DIR's")] = None,
+    baseline: Annotated[Optional[str], typer.Option(help="the variant the others are compared with (default: the study's first)")] = None,
+    variant: Annotated[Optional[list[str]], typer.Option("--variant", help="compare only this variant (repeatable)")] = None,
+    format: Annotated[str, typer.Option("--format", help="table, markdown, csv or json")] = "table",
+    output: Annotated[Optional[Path], typer.Option(help="write to this file instead of stdout")] = None,
+) -> None:
+    """Variants vs a baseline on the same deals: paired counts, Newcombe 95% interval, McNemar exact p, Holm."""
+    from pipeline.paired import RENDERERS as COMPARE_RENDERERS
+    from pipeline.paired import compare_command
+
+    _choice("--format", format, COMPARE_FORMATS)
+    _output_target(output)
+    text = COMPARE_RENDERERS[format](compare_command(run_dir, run_b, baseline, variant))
+    if output is None:
+        typer.echo(text, nl=False)
+    else:
+        output.write_text(text, encoding="utf-8")
+
+
+@app.command()
+@_handled
+def plan(
+    p: Annotated[str, typer.Option("--p", metavar="RATE", help="expected win rate, 0..1")],
+    halfwidth: Annotated[str, typer.Option("--halfwidth", metavar="H", help="wanted 95% half-width, e.g. 0.001 for +/- 0.1 points")],
+    discordance: Annotated[Optional[str], typer.Option("--discordance", metavar="D", help="expected share of deals won by exactly one of two variants")] = None,
+) -> None:
+    """How many deals give a 95% half-width: for one win rate, and for a paired difference of two variants."""
+    from pipeline.planning import parse_rate_option, plan_text
+
+    typer.echo(plan_text(parse_rate_option("--p", p), parse_rate_option("--halfwidth", halfwidth),
+                         parse_rate_option("--discordance", discordance)), nl=False)
 
 
 # --- games / play --------------------------------------------------------------------------------

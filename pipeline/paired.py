@@ -587,3 +587,14 @@ RENDERERS: dict[str, Callable[[ComparisonSet], str]] = {
     "csv": render_csv,
     "json": render_json,
 }
+
+
+def compare_command(run_dir: str | Path, run_b: str | Path | None = None, baseline: str | None = None,
+                    variants: Sequence[str] | None = None) -> ComparisonSet:
+    """What ``patience compare RUN_DIR [RUN_B] [--baseline B] [--variant V ...]`` computes."""
+    if run_b is None:
+        return compare_run(run_dir, baseline, variants)
+    if baseline is not None:
+        raise BadInput(f"option --baseline: {baseline!r} cannot be used with two runs (RUN_DIR's variant is the "
+                       "baseline of RUN_B's); allowed: --variant V to pick the variant")
+    return compare_runs(run_dir, run_b, variants)

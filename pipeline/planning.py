@@ -130,3 +130,16 @@ def halving_line(report) -> str:
     """The run summary's line, from a :class:`pipeline.report.Report` (empty when it has no deals)."""
     advice = halving_advice(report.rows.select("variant", "wins", "deals").iter_rows())
     return advice.line() if advice else ""
+
+
+def parse_rate_option(option: str, text: str | None) -> float | None:
+    """A number option of ``patience plan`` (one clear line when it is not a number)."""
+    if text is None:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise BadInput(f"option {option}: value {text!r} is not a number; allowed: a number such as 0.55") from None
+    if math.isnan(value):
+        raise BadInput(f"option {option}: value {text!r} is not a number; allowed: a number such as 0.55")
+    return value

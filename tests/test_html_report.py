@@ -203,7 +203,8 @@ def test_console_check_catches_a_broken_page(tmp_path):
 @needs_chromium
 def test_report_loads_in_chromium_without_console_messages_and_draws_every_chart(pm_run, tmp_path, capsys):
     out = tmp_path / "report.html"
-    out.write_text(render_html(build_report(pm_run)), encoding="utf-8")
+    code, _, err = cli(["report", pm_run, "--format", "html", "--output", out], capsys)
+    assert code == 0, err
     proc = chromium(["--dump-dom", out.as_uri()], tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert console_messages(proc.stderr) == []
@@ -218,3 +219,10 @@ def test_report_loads_in_chromium_without_console_messages_and_draws_every_chart
     if keep:
         Path(keep).mkdir(parents=True, exist_ok=True)
         shutil.copy(shot, Path(keep) / "report-test.png")
+
+
+def test_report_html_cli_to_stdout_and_bad_format(pm_run, capsys):
+    code, out, err = cli(["report", pm_run, "--format", "html"], capsys)
+    assert code == 0 and out.startswith("<!DOCTYPE html>") and out.rstrip().endswith("</html>"), err
+    code, out, err = cli(["report", pm_run, "--format", "pdf"], capsys)
+    assert code == 2 and "--format" in err and "html" in err and out == ""

@@ -328,3 +328,89 @@ def test_two_runs_paired_on_deal_index_and_refused_when_deals_differ(tmp_path):
         compare_runs(fa, fb, ["v"])
     with pytest.raises(BadInput, match="'w' is not a variant of"):
         compare_runs(a, b, ["w"])
+
+
+# --- the command ------------------------------------------------------------------------------------
+
+
+def test_compare_cli_formats_output_file_and_bad_input(tmp_path, capsys):
+    from pipeline_util import cli
+
+    deals = np.arange(40)
+    base = ["won" if i % 2 else "cycle" for i in deals]
+    var = ["won" if i % 3 else "cycle" for i in deals]
+    run = fabricate_run(tmp_path / "r", {"clarke": (deals, base), "masten": (deals, var)})
+    code, out, err = cli(["compare", run], capsys)
+    assert code == 0, err
+    assert "masten" in out and "Newcombe" in out and "McNemar" in out and "Holm" in out
+    code, out, _ = cli(["compare", run, "--format", "json"], capsys)
+    (c,) = json.loads(out)["comparisons"]
+    a, b, cc, d = (sum(1 for i in deals if (base[i] == "won") == x and (var[i] == "won") == y)
+                   for x, y in ((True, True), (True, False), (False, True), (False, False)))
+    assert (c["both"], c["baseline_only"], c["variant_only"], c["neither"]) == (a, b, cc, d)
+    assert c["p_value"] == pytest.approx(mcnemar(np.array([[a, b], [cc, d]]), exact=True).pvalue, rel=1e-9)
+    code, out, _ = cli(["compare", run, "--format", "csv"], capsys)
+    assert out.splitlines()[0].startswith("baseline,variant,deals,both,")
+    code, out, _ = cli(["compare", run, "--format", "markdown", "--baseline", "masten"], capsys)
+    assert "| clarke | masten |" in out
+    target = tmp_path / "cmp.json"
+    assert cli(["compare", run, "--format", "json", "--output", target], capsys)[0] == 0
+    assert json.loads(target.read_text())["baseline"] == "clarke"
+    for args, words in (
+        (["--format", "xml"], "--format"),
+        (["--baseline", "nope"], "--baseline: unknown variant 'nope'"),
+        (["--variant", "nope"], "--variant: unknown variant 'nope'"),
+        ([run, "--baseline", "clarke"], "cannot be used with two runs"),
+    ):
+        code, out, err = cli(["compare", run, *args], capsys)
+        assert code == 2 and words in err and out == "", (args, err)
+    assert len(err.strip().splitlines()) == 1
+    code, _, err = cli(["compare", tmp_path / "nothing"], capsys)
+    assert code == 2 and "no such folder" in err
+
+
+def test_compare_cli_two_runs(tmp_path, capsys):
+    from pipeline_util import cli
+
+    src = {"kind": "seeded", "seed": 9, "deals": 30}
+    a = fabricate_run(tmp_path / "a", {"v": (np.arange(30), ["won"] * 20 + ["cycle"] * 10)}, deal_source=src)
+    b = fabricate_run(tmp_path / "b", {"v": (np.arange(30), ["won"] * 5 + ["cycle"] * 25)}, deal_source=src)
+    code, out, err = cli(["compare", a, b, "--variant", "v", "--format", "json"], capsys)
+    assert code == 0, err
+    (c,) = json.loads(out)["comparisons"]
+    assert (c["both"], c["baseline_only"], c["variant_only"], c["neither"]) == (5, 15, 0, 10)
+    assert c["verdict"].startswith("b:v wins 50.0 points less often than a:v")
+    other = fabricate_run(tmp_path / "o", {"v": (np.arange(30), ["won"] * 30)}, deal_source={**src, "seed": 10})
+    code, out, err = cli(["compare", a, other, "--variant", "v"], capsys)
+    assert code == 2 and out == "" and "did not play the same deals" in err and "seed 9 vs 10" in err
+
+
+def test_compare_cli_on_a_real_serial_run(tmp_path, capsys):
+    """End to end: `patience run` (serial) then `patience compare`, checked against statsmodels on the rows."""
+    import polars as pl
+
+    from pipeline_util import ROOT, cli
+
+    out_dir = tmp_path / "q"
+    code, _, err = cli(["run", ROOT / "configs" / "quickstart.yaml", "--backend", "serial", "--deals", "500",
+                        "--out", out_dir], capsys)
+    assert code == 0, err
+    assert "would halve it" in err  # the run summary's planning line
+    code, out, err = cli(["compare", out_dir, "--format", "json"], capsys)
+    assert code == 0, err
+    doc = json.loads(out)
+    rows = pl.read_parquet(out_dir / "variant=*" / "*.parquet", hive_partitioning=True).sort("deal")
+    won = {v: rows.filter(pl.col("variant") == v)["won"].to_numpy() for v in ("clarke", "masten", "pysolfc")}
+    raw = []
+    for c in doc["comparisons"]:
+        x, y = won["clarke"], won[c["variant"]]
+        table = np.array([[np.sum(x & y), np.sum(x & ~y)], [np.sum(~x & y), np.sum(~x & ~y)]])
+        assert [[c["both"], c["baseline_only"]], [c["variant_only"], c["neither"]]] == table.tolist()
+        p = mcnemar(table, exact=True).pvalue
+        raw.append(p)
+        if p > 0:
+            assert c["p_value"] == pytest.approx(p, rel=1e-9)
+    holm = multipletests(raw, method="holm")[1]
+    for c, h in zip(doc["comparisons"], holm):
+        if h > 0:
+            assert c["p_holm"] == pytest.approx(h, rel=1e-9)
