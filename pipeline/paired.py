@@ -502,8 +502,8 @@ def display_rows(cs: ComparisonSet) -> tuple[list[str], list[list[str]]]:
             _range(c.variant_rate_low, c.variant_rate_high, _pct),
             _range(c.difference_low, c.difference_high, pts),
             f"{pts(c.ci95_low)} to {pts(c.ci95_high)}",
-            format_p(c.log10_p).removeprefix("p = "),
-            format_p(c.log10_p_holm).removeprefix("p = "),
+            format_p(c.log10_p).removeprefix("p = ").removeprefix("p "),
+            format_p(c.log10_p_holm).removeprefix("p = ").removeprefix("p "),
         ]
         rows.append(line)
     return header, rows
