@@ -39,7 +39,7 @@ from pipeline.store import (
 )
 
 FAULT_ENV = "PATIENCE_TEST_FAULT"  # test-only fault switch, see pipeline.unit._fault
-MANIFEST_EVERY = 1.0  # seconds between manifest rewrites while running
+MANIFEST_EVERY = 1.0  # seconds between manifest rewrites while running (at least)
 PACKAGES = ("numpy", "numba", "pyarrow", "polars", "ray", "typer", "rich", "pyyaml", "pydantic")
 
 
@@ -207,7 +207,7 @@ def _run(study: Study, out_dir: Path, executor, action: str, fingerprint: str, b
     done_units = len(finished)
 
     t0 = time.perf_counter()
-    last_write = 0.0
+    last_write, write_cost = 0.0, 0.0
     progress = _StudyProgress(
         tally.text,
         TextColumn("[bold]{task.description}"),
@@ -219,6 +219,7 @@ def _run(study: Study, out_dir: Path, executor, action: str, fingerprint: str, b
         TextColumn("left"),
         TimeRemainingColumn(),
         console=console,
+        refresh_per_second=4,  # the driver shares the machine with the workers
     )
     try:
         with progress:
@@ -232,9 +233,13 @@ def _run(study: Study, out_dir: Path, executor, action: str, fingerprint: str, b
                 tally.add(summary.variant, summary.count, summary.wins)
                 done_units += 1
                 progress.update(bar, advance=summary.count, units=f"{done_units}/{len(units)}")
-                if time.perf_counter() - last_write > MANIFEST_EVERY:
+                # Rewrite run.json now and then; with very many units the rewrite itself costs,
+                # so keep it under ~5% of the driver's time.
+                if time.perf_counter() - last_write > max(MANIFEST_EVERY, 20 * write_cost):
+                    w0 = time.perf_counter()
                     write_manifest(out_dir, manifest)
                     last_write = time.perf_counter()
+                    write_cost = last_write - w0
     except UnitFailed as exc:
         unit_state[exc.key]["state"] = "failed"
         unit_state[exc.key]["error"] = str(exc)
