@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
+from urllib.parse import quote
 
 import numpy as np
 import yaml
@@ -441,6 +442,9 @@ def _variants(data: dict, w: _Where, game: GameSpec, cli: dict[str, Any]) -> dic
 
     variants: dict[str, Variant] = {}
     for vname, fld, preset, overrides in specs:
+        if len(("variant=" + quote(vname, safe="")).encode()) > 255:  # its folder name (pipeline.plan.variant_dir)
+            w.fail(fld, f"variant name {vname[:40]!r}... is too long for a folder name once percent-encoded",
+                   "a shorter name (at most 247 bytes encoded)")
         if vname in variants:
             w.fail(fld, f"variant name {vname!r} is used twice (once by 'variants', once by 'grid')",
                    "each variant name once")
