@@ -215,10 +215,10 @@ def test_report_loads_in_chromium_without_console_messages_and_draws_every_chart
     assert proc.returncode == 0 and shot.is_file(), proc.stderr[-2000:]
     png = shot.read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 50_000  # a blank page compresses to a few KB
-    keep = os.environ.get("PATIENCE_SCREENSHOT_DIR")  # e.g. results/ to look at it after the test
-    if keep:
-        Path(keep).mkdir(parents=True, exist_ok=True)
-        shutil.copy(shot, Path(keep) / "report-test.png")
+    # kept for a person to look at (results/ is git-ignored); docs/report.png is the full study's, for the README
+    keep = ROOT / "results" / "html-report-test.png"
+    keep.parent.mkdir(exist_ok=True)
+    shutil.copy(shot, keep)
 
 
 def test_report_html_cli_to_stdout_and_bad_format(pm_run, capsys):
