@@ -98,35 +98,49 @@ def _build_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 _CASCADE, _SNAP_MOVES, _SNAP_COUNT = _build_tables()
 
 
-def _build_destinations(snap_moves: np.ndarray, snap_count: np.ndarray) -> np.ndarray:
-    """Where each pile's just-dealt card ends up after one snapshot round of single-card moves.
+def _build_destinations(snap_moves: np.ndarray, snap_count: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Where each card of a round of four ends up after one snapshot round of single-card moves.
 
     Used when play is a pure function of each round of four (discard: dealt_four, cascade:
     false, move_unit: card): the snapshot is then exactly the four cards just dealt, no pile
     that receives a card is also a source, and all cards landing on one pile in a round share
     a rank, so the order they land in does not change the ranks the pile holds.
 
-    The result, per side and pattern, is for each card k of the round its pile and its offset
-    among the cards landing there (dest[..., k] = pile + 4 * offset), and in dest[..., 4] the
-    number of cards each pile receives, packed one byte a pile, so the kernel can keep all four
-    pile heights in one register.
+    Indexed by mode = 2 * rightmost + right_to_left and by the 6-bit pattern of the cards *in
+    dealing order*: ``dest[mode, pat, k]`` is the pile of the k-th card dealt plus 4 times its
+    offset among the cards landing on that pile; ``grow[mode, pat]`` is the number of cards each
+    pile receives, packed one byte a pile, so the kernel keeps the four heights in one register;
+    ``nmoves[mode, pat]`` the moves the round makes.  Unsigned entries let the compiler drop negative-index checks from the hot loop.
     """
-    dest = np.zeros((2, 64, 5), dtype=np.int64)
-    for side in (0, 1):
-        for pat in range(64):
-            pile = [0, 1, 2, 3]
-            for j in range(snap_count[side, pat]):
-                mv = int(snap_moves[side, pat, j])
-                pile[mv >> 2] = mv & 3
-            landed = [0, 0, 0, 0]
-            for k in range(4):
-                dest[side, pat, k] = pile[k] + 4 * landed[pile[k]]
-                landed[pile[k]] += 1
-            dest[side, pat, 4] = sum(n << (8 * q) for q, n in enumerate(landed))
-    return dest
+    dest = np.zeros((4, 64, 4), dtype=np.uint8)
+    grow = np.zeros((4, 64), dtype=np.uint64)
+    nmoves = np.zeros((4, 64), dtype=np.int64)
+    for rightmost in (0, 1):
+        for right_to_left in (0, 1):
+            mode = 2 * rightmost + right_to_left
+            order = [3, 2, 1, 0] if right_to_left else [0, 1, 2, 3]  # pile of the k-th card dealt
+            for pat in range(64):
+                # the same pattern seen pile by pile: pair (i, j) of dealing order -> piles
+                pile_pat = 0
+                for bit, (i, j) in enumerate(_PAIRS):
+                    if pat >> bit & 1:
+                        pi, pj = sorted((order[i], order[j]))
+                        pile_pat |= 1 << _PAIRS.index((pi, pj))
+                target = [0, 1, 2, 3]
+                for j in range(snap_count[rightmost, pile_pat]):
+                    mv = int(snap_moves[rightmost, pile_pat, j])
+                    target[mv >> 2] = mv & 3
+                landed = [0, 0, 0, 0]
+                for k in range(4):
+                    q = target[order[k]]
+                    dest[mode, pat, k] = q + 4 * landed[q]
+                    landed[q] += 1
+                grow[mode, pat] = sum(n << (8 * q) for q, n in enumerate(landed))
+                nmoves[mode, pat] = snap_count[rightmost, pile_pat]
+    return dest.reshape(-1), grow.reshape(-1), nmoves.reshape(-1)
 
 
-_DEST = _build_destinations(_SNAP_MOVES, _SNAP_COUNT)
+_DEST, _GROW, _NMOVES = _build_destinations(_SNAP_MOVES, _SNAP_COUNT)
 
 
 @nb.njit(cache=True, inline="always")
@@ -139,12 +153,18 @@ def _mix(z):
 _WORDS = 7  # the stock is 56 bytes (52 ranks, zero padded) viewed as seven 64-bit words
 
 
+_B = 7  # piles[p, _B] holds a sentinel (16 + p); a pile's cards sit at _B+1 .. _B+h[p], 8-byte aligned
+_K = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93,
+               0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53, 0x94D049BB133111EB], dtype=np.uint64)
+
+
 @nb.njit(cache=True, inline="always")
 def _hash(words, n):
+    """Seven independent multiplies folded by one mix: cheap, and a hit is verified word by word anyway."""
     x = np.uint64(n)
     for i in range(_WORDS):
-        x = _mix(x ^ words[i])
-    return x
+        x ^= words[i] * _K[i]
+    return _mix(x)
 
 
 @nb.njit(cache=True, inline="always")
@@ -160,11 +180,11 @@ def _pattern(t):
 @nb.njit(cache=True, inline="always")
 def _pile_four(piles, h, t, p):
     """pile_four: drop the top four cards of pile p if they share a rank; return the cards removed."""
-    k = h[p]
-    if k >= 4:
+    if h[p] >= 4:
+        k = _B + h[p]
         r = piles[p, k]
         if piles[p, k - 1] == r and piles[p, k - 2] == r and piles[p, k - 3] == r:
-            h[p] = k - 4
+            h[p] -= 4
             t[p] = piles[p, k - 4]
             return 4
     return 0
@@ -173,42 +193,46 @@ def _pile_four(piles, h, t, p):
 @nb.njit(cache=True, inline="always")
 def _move(piles, h, t, src, dst, run_unit):
     """Move the top card (or the top run of equal rank) from src onto dst; piles hold ranks only."""
-    k = h[src]
+    k = _B + h[src]
     r = piles[src, k]
     n = 1
     if run_unit:
-        while piles[src, k - n] == r:  # the sentinel at index 0 never equals a rank
+        while piles[src, k - n] == r:  # the sentinel below the cards never equals a rank
             n += 1
-    d = h[dst]
+    d = _B + h[dst]
     for i in range(1, n + 1):
         piles[dst, d + i] = r
-    h[src] = k - n
-    h[dst] = d + n
+    h[src] -= n
+    h[dst] += n
     t[src] = piles[src, k - n]
     t[dst] = r
 
 
 @nb.njit(cache=True)
 def _play_batch(decks, pile_four, cascade, run_unit, rightmost, gather, right_to_left, max_rounds,
-                cascade_table, snap_moves, snap_count, dest,
+                cascade_table, snap_moves, snap_count, dest, grow, nmoves,
                 out_outcome, out_rounds, out_moves, out_left, out_cycle):
     ndeals = decks.shape[0]
-    # piles[p, 0] is a sentinel (16 + p) that matches no rank and no other pile; cards sit at 1..h[p],
-    # so the top is always piles[p, h[p]], empty or not.
-    piles = np.zeros((4, 60), dtype=np.uint8)
+    # piles[p, _B] is a sentinel (16 + p) that matches no rank and no other pile; the cards sit above it,
+    # so the top is always piles[p, _B + h[p]], empty or not.
+    piles = np.zeros((4, 64), dtype=np.uint8)
+    flat = piles.reshape(256)  # the same piles, indexed (pile << 6) + slot in the round-by-round path
+    pile_words = flat.view(np.uint64)  # pile p's cards start at word 8p + 1
     h = np.zeros(4, dtype=np.int64)
     t = np.zeros(4, dtype=np.int64)  # top rank (or sentinel) of each pile
-    stock = np.zeros(8 * _WORDS, dtype=np.uint8)  # ranks; bytes past the stock's end stay zero
+    stock = np.zeros(8 * (_WORDS + 1), dtype=np.uint8)  # ranks; bytes past the stock's end stay zero
     words = stock.view(np.uint64)
+    quads = stock.view(np.uint32)  # rounds of four cards
     hist = np.zeros((_HIST0, _WORDS), dtype=np.uint64)
     hist_pass = np.zeros(_HIST0, dtype=np.int64)
     hist_slot = np.zeros(_HIST0, dtype=np.int64)  # where each remembered stock sits in the table
     table = np.full(_TABLE0, -1, dtype=np.int64)
     nhist = 0
     side = 1 if rightmost else 0
+    mode = np.uint64(2 * side + (1 if right_to_left else 0))
     by_round = not pile_four and not cascade and not run_unit
     for p in range(4):
-        piles[p, 0] = 16 + p
+        piles[p, _B] = 16 + p
     for g in range(ndeals):
         for i in range(52):
             stock[i] = decks[g, i] % 13
@@ -279,54 +303,55 @@ def _play_batch(decks, pile_four, cascade, run_unit, rightmost, gather, right_to
             # --- the pass ---
             won = False
             if by_round:  # play is a pure function of each round of four: table-driven, no moves to simulate
-                hh = np.int64(0)  # the four pile heights, one byte each
-                pos = 0
-                while pos < n:
-                    a = stock[pos + 3] if right_to_left else stock[pos]
-                    b = stock[pos + 2] if right_to_left else stock[pos + 1]
-                    c = stock[pos + 1] if right_to_left else stock[pos + 2]
-                    d = stock[pos] if right_to_left else stock[pos + 3]
-                    pos += 4
-                    pat = (np.int64(a == b) | (np.int64(a == c) << 1) | (np.int64(a == d) << 2)
-                           | (np.int64(b == c) << 3) | (np.int64(b == d) << 4) | (np.int64(c == d) << 5))
-                    if pat == 63:
+                hh = np.uint64(0)  # the four pile heights, one byte each
+                for j in range(n >> 2):
+                    x = quads[j]  # the next four cards, first dealt in the low byte
+                    a = x & np.uint32(255)
+                    b = (x >> np.uint32(8)) & np.uint32(255)
+                    c = (x >> np.uint32(16)) & np.uint32(255)
+                    d = x >> np.uint32(24)
+                    pat = (np.uint64(a == b) | (np.uint64(a == c) << np.uint64(1)) | (np.uint64(a == d) << np.uint64(2))
+                           | (np.uint64(b == c) << np.uint64(3)) | (np.uint64(b == d) << np.uint64(4))
+                           | (np.uint64(c == d) << np.uint64(5)))
+                    if pat == 63:  # four of a rank dealt together: discarded
                         left -= 4
                         if left == 0:
                             won = True
                             break
                         continue
-                    moves += snap_count[side, pat]
-                    e = dest[side, pat, 0]
-                    q = e & 3
-                    piles[q, 1 + ((hh >> (8 * q)) & 255) + (e >> 2)] = a
-                    e = dest[side, pat, 1]
-                    q = e & 3
-                    piles[q, 1 + ((hh >> (8 * q)) & 255) + (e >> 2)] = b
-                    e = dest[side, pat, 2]
-                    q = e & 3
-                    piles[q, 1 + ((hh >> (8 * q)) & 255) + (e >> 2)] = c
-                    e = dest[side, pat, 3]
-                    q = e & 3
-                    piles[q, 1 + ((hh >> (8 * q)) & 255) + (e >> 2)] = d
-                    hh += dest[side, pat, 4]
+                    row = (mode << np.uint64(6)) | pat
+                    moves += nmoves[row]
+                    base = row << np.uint64(2)
+                    e = np.uint64(dest[base])
+                    q = e & np.uint64(3)
+                    flat[(q << np.uint64(6)) + np.uint64(_B + 1) + ((hh >> (q << np.uint64(3))) & np.uint64(255)) + (e >> np.uint64(2))] = a
+                    e = np.uint64(dest[base + np.uint64(1)])
+                    q = e & np.uint64(3)
+                    flat[(q << np.uint64(6)) + np.uint64(_B + 1) + ((hh >> (q << np.uint64(3))) & np.uint64(255)) + (e >> np.uint64(2))] = b
+                    e = np.uint64(dest[base + np.uint64(2)])
+                    q = e & np.uint64(3)
+                    flat[(q << np.uint64(6)) + np.uint64(_B + 1) + ((hh >> (q << np.uint64(3))) & np.uint64(255)) + (e >> np.uint64(2))] = c
+                    e = np.uint64(dest[base + np.uint64(3)])
+                    q = e & np.uint64(3)
+                    flat[(q << np.uint64(6)) + np.uint64(_B + 1) + ((hh >> (q << np.uint64(3))) & np.uint64(255)) + (e >> np.uint64(2))] = d
+                    hh += grow[row]
                 for p in range(4):
-                    h[p] = (hh >> (8 * p)) & 255
+                    h[p] = np.int64((hh >> np.uint64(8 * p)) & np.uint64(255))
             else:
                 pos = 0
                 while pos < n:
                     for k in range(4):
                         p = 3 - k if right_to_left else k
                         c = stock[pos + k]
-                        hp = h[p] + 1
-                        piles[p, hp] = c
-                        h[p] = hp
+                        h[p] += 1
+                        piles[p, _B + h[p]] = c
                         t[p] = c
                     pos += 4
                     pat = _pattern(t)
                     if pat == 63:  # the four just dealt share a rank: discard them, deal on
                         for p in range(4):
                             h[p] -= 1
-                            t[p] = piles[p, h[p]]
+                            t[p] = piles[p, _B + h[p]]
                         left -= 4
                         if left == 0:
                             won = True
@@ -364,22 +389,29 @@ def _play_batch(decks, pile_four, cascade, run_unit, rightmost, gather, right_to
                 outcome = WON
                 break
             # --- gather: the piles become the new stock ---
+            for i in range(_WORDS + 1):
+                words[i] = 0
             n = 0
-            bottom_up = gather == 0 or gather == 1
             for k in range(4):
                 p = k if (gather == 1 or gather == 2) else 3 - k
                 hp = h[p]
-                if bottom_up:
+                if gather == 0 or gather == 1:  # bottom up: whole words, shifted into place
+                    sh = np.uint64(8 * (n & 7))
+                    wi = n >> 3
+                    for i in range((hp + 7) >> 3):
+                        v = pile_words[8 * p + 1 + i]
+                        rest = hp - 8 * i
+                        if rest < 8:  # bytes above the top card are stale: drop them
+                            v &= (np.uint64(1) << np.uint64(8 * rest)) - np.uint64(1)
+                        words[wi + i] |= v << sh
+                        if sh != 0:
+                            words[wi + i + 1] |= v >> (np.uint64(64) - sh)
+                else:  # top down: byte by byte
                     for i in range(hp):
-                        stock[n + i] = piles[p, 1 + i]
-                else:
-                    for i in range(hp):
-                        stock[n + i] = piles[p, hp - i]
+                        stock[n + i] = piles[p, _B + hp - i]
                 n += hp
                 h[p] = 0
                 t[p] = 16 + p
-            for i in range(n, 8 * _WORDS):
-                stock[i] = 0
         out_outcome[g] = outcome
         out_rounds[g] = rounds
         out_moves[g] = moves
@@ -409,7 +441,7 @@ def play_batch(decks: np.ndarray, rules: PerpetualMotionRules) -> dict[str, np.n
         GATHERS.index(rules.gather),
         rules.deal_direction == "right_to_left",
         int(rules.max_rounds),
-        _CASCADE, _SNAP_MOVES, _SNAP_COUNT, _DEST,
+        _CASCADE, _SNAP_MOVES, _SNAP_COUNT, _DEST, _GROW, _NMOVES,
         out["outcome"], out["rounds"], out["moves"], out["cards_left"], out["cycle_length"],
     )
     return out
