@@ -165,22 +165,27 @@ def distribution_metrics(lf: pl.LazyFrame) -> list[tuple[str, str, bool]]:
     return [("rounds", "rounds (passes through the stock)", False)]
 
 
-def _box_stats(lf: pl.LazyFrame, column: str) -> pl.DataFrame:
-    c = pl.col(column).cast(pl.Float64)
-    return (
-        lf.group_by("variant", "won")
-        .agg(
-            pl.len().alias("n"),
-            c.quantile(0.05, interpolation="linear").alias("p05"),
-            c.quantile(0.25, interpolation="linear").alias("q1"),
-            c.median().alias("med"),
-            c.quantile(0.75, interpolation="linear").alias("q3"),
-            c.quantile(0.95, interpolation="linear").alias("p95"),
-            c.mean().alias("mean"),
-            c.max().alias("max"),
-        )
-        .collect()
-    )
+def _box_stats(lf: pl.LazyFrame, column: str, variants: list[str]) -> dict[tuple[str, bool], dict[str, float]]:
+    """(variant, won) -> n, 5/25/50/75/95th percentiles and mean of ``column``.
+
+    One variant at a time (hive partition pruning reads only its files), so memory
+    is bounded by the largest variant, not by the run.
+    """
+    import numpy as np
+
+    out: dict[tuple[str, bool], dict[str, float]] = {}
+    for v in variants:
+        part = lf.filter(pl.col("variant") == v).select("won", column).collect()
+        won = part["won"].to_numpy()
+        values = part[column].cast(pl.Float64).to_numpy()
+        for flag in (True, False):
+            x = values[won == flag]
+            if x.size == 0:
+                continue
+            q = np.quantile(x, [0.05, 0.25, 0.5, 0.75, 0.95])
+            out[(v, flag)] = {"n": int(x.size), "p05": q[0], "q1": q[1], "med": q[2], "q3": q[3], "p95": q[4],
+                              "mean": float(x.mean()), "max": float(x.max())}
+    return out
 
 
 def chart_distribution(report: Report, lf: pl.LazyFrame, column: str, label: str, log: bool,
@@ -189,7 +194,7 @@ def chart_distribution(report: Report, lf: pl.LazyFrame, column: str, label: str
     import matplotlib as mpl
     from matplotlib.patches import Patch
 
-    by_key = {(r["variant"], r["won"]): r for r in _box_stats(lf, column).iter_rows(named=True)}
+    by_key = _box_stats(lf, column, list(report.rows["variant"]))
     variants = list(report.rows["variant"])
     boxes, positions, colours = [], [], []
     for i, v in enumerate(variants):

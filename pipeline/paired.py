@@ -337,25 +337,30 @@ def finish(title: str, baseline: str, comparisons: list[Comparison], notes: list
 
 
 def _states(run_dir: Path) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """variant -> (sorted deal indices, states LOST/WON/UNKNOWN) for a run folder."""
+    """variant -> (sorted deal indices, states LOST/WON/UNKNOWN) for a run folder.
+
+    Read one variant at a time (the hive partition prunes the files), keeping only
+    an int64 and an int8 per deal: 10 million rows stay well under a gigabyte.
+    """
     import polars as pl
 
     from pipeline.report import scan_deals
 
-    df = (
-        scan_deals(run_dir)
-        .select(
-            "variant",
-            "deal",
-            pl.when(pl.col("outcome") == "won").then(WON)
-            .when(pl.col("outcome") == "unknown").then(UNKNOWN)
-            .otherwise(LOST).cast(pl.Int8).alias("state"),
-        )
-        .sort("variant", "deal")
-        .collect(engine="streaming")
-    )
+    lf = scan_deals(run_dir)
+    names = lf.select("variant").unique(maintain_order=True).collect()["variant"].to_list()
     out = {}
-    for (name,), part in df.partition_by("variant", as_dict=True, maintain_order=True).items():
+    for name in names:
+        part = (
+            lf.filter(pl.col("variant") == name)
+            .select(
+                "deal",
+                pl.when(pl.col("outcome") == "won").then(WON)
+                .when(pl.col("outcome") == "unknown").then(UNKNOWN)
+                .otherwise(LOST).cast(pl.Int8).alias("state"),
+            )
+            .sort("deal")
+            .collect()
+        )
         deals = part["deal"].to_numpy()
         if deals.size > 1 and not (np.diff(deals) > 0).all():
             raise BadInput(f"RUN_DIR {run_dir}: variant {name!r} holds some deal twice; "
