@@ -258,7 +258,7 @@ def chart_differences(cs: ComparisonSet, numbers: dict[str, int] | None = None) 
         ax.axvline(0, color="black", lw=0.8)
         ax.set_yticks(ys, chart_labels([c.variant for c in comps], numbers))
         ax.set_ylim(-0.7, len(comps) - 0.3)
-        span = max([abs(100 * x) for c in comps for x in (c.ci95_low, c.ci95_high)] + [1.0])
+        span = max([abs(100 * x) for c in comps for x in (c.ci95_low, c.ci95_high) if math.isfinite(x)] + [1.0])
         ax.set_xlim(-span * 1.35, span * 1.35)
         ax.set_xlabel(f"difference in win rate vs {cs.baseline} (percentage points), paired 95% interval")
         ax.set_title(f"Paired difference from the baseline {cs.baseline}", loc="left", fontsize=11)
@@ -419,7 +419,8 @@ def render_html(report: Report) -> str:
     declared = list(manifest.get("config", {}).get("variants", {}))
     baseline = (declared or variants or [None])[0]
     numbers = {v: i + 1 for i, v in enumerate(declared + [v for v in variants if v not in declared])}
-    cs = compare_run(run_dir) if len(variants) > 1 and baseline in variants else None
+    others = [v for v in variants if v != baseline]  # only variants with results (a run may be part-way)
+    cs = compare_run(run_dir, baseline, others) if others and baseline in variants else None
     lf = scan_deals(run_dir)
     title = f"{report.study}: {report.game}"
 

@@ -406,6 +406,9 @@ def compare_run(run_dir: str | Path, baseline: str | None = None,
         others = list(dict.fromkeys(variants))
     else:
         others = [v for v in names if v != base]
+        if not others:
+            raise BadInput(f"RUN_DIR {run_dir}: the study has one variant ({base}), nothing to compare it with; "
+                           "allowed: a run with two or more variants, or a second run: compare RUN_DIR RUN_B")
     empty = (np.empty(0, np.int64), np.empty(0, np.int8))
     comparisons = [compare_counts(base, v, _pair(states.get(base, empty), states.get(v, empty))) for v in others]
     title = f"{manifest.get('study', run_dir.name)} ({manifest.get('game', '?')}): variants vs {base}, paired on deal"

@@ -226,3 +226,24 @@ def test_report_html_cli_to_stdout_and_bad_format(pm_run, capsys):
     assert code == 0 and out.startswith("<!DOCTYPE html>") and out.rstrip().endswith("</html>"), err
     code, out, err = cli(["report", pm_run, "--format", "pdf"], capsys)
     assert code == 2 and "--format" in err and "html" in err and out == ""
+
+
+def test_report_of_a_run_part_way_and_of_one_variant(tmp_path, pm_run):
+    """A variant without results yet, and a study of one variant: the page still renders, minus what cannot be."""
+    partial = tmp_path / "partial"
+    shutil.copytree(pm_run, partial)
+    shutil.rmtree(partial / "variant=pysolfc")
+    page = render_html(build_report(partial))
+    assert_self_contained(page)
+    assert_charts_drawn(page, CHARTS_PM)
+    assert "pysolfc wins" not in page and "masten wins" in page
+    single = tmp_path / "single"
+    shutil.copytree(pm_run, single)
+    manifest = json.loads((single / "run.json").read_text())
+    manifest["config"]["variants"] = {"clarke": manifest["config"]["variants"]["clarke"]}
+    (single / "run.json").write_text(json.dumps(manifest))
+    for v in ("masten", "pysolfc"):
+        shutil.rmtree(single / f"variant={v}")
+    page = render_html(build_report(single))
+    assert_charts_drawn(page, ("chart-winrate", "chart-outcomes", "chart-rounds"))
+    assert "chart-differences" not in page

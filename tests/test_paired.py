@@ -305,6 +305,9 @@ def test_compare_run_baseline_and_variant_choices(tmp_path):
         compare_run(run, variants=["a"])
     with pytest.raises(BadInput, match="no such folder"):
         compare_run(tmp_path / "missing")
+    single = fabricate_run(tmp_path / "one", {"only": (deals, ["won"] * 4)})
+    with pytest.raises(BadInput, match="one variant \\(only\\), nothing to compare"):
+        compare_run(single)
 
 
 def test_two_runs_paired_on_deal_index_and_refused_when_deals_differ(tmp_path):
