@@ -417,3 +417,22 @@ def test_compare_cli_on_a_real_serial_run(tmp_path, capsys):
     for c, h in zip(doc["comparisons"], holm):
         if h > 0:
             assert c["p_holm"] == pytest.approx(h, rel=1e-9)
+
+
+@pytest.mark.parametrize("cells", [(0.45, 0.08, 0.12, 0.35), (0.05, 0.45, 0.04, 0.46), (0.30, 0.02, 0.02, 0.66)])
+def test_newcombe_covers_the_true_difference_about_95_percent_of_the_time(cells):
+    """Simulated paired tables (n = 300): coverage of the true difference should be near 95%.
+
+    Newcombe (1998) and Fagerland et al. (2014) report coverage close to nominal for method 10 at this size.
+    3000 tables give a standard error of 0.004; we accept 0.93..0.975.  Ignoring the pairing (phi = 0, the
+    unpaired square-and-add) covers 0.999 and 1.000 in the first and third cases (measured), so fails here;
+    a wrong sign of the correlation term widens the interval further still.
+    """
+    rng = np.random.default_rng(42)
+    truth = cells[2] - cells[1]
+    tables = rng.multinomial(300, cells, size=3000)
+    hits = 0
+    for a, b, c, d in tables:
+        lo, hi = newcombe_paired_interval(PairedTable(int(a), int(b), int(c), int(d)))
+        hits += lo <= truth <= hi
+    assert 0.93 <= hits / len(tables) <= 0.975, hits / len(tables)
