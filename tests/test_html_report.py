@@ -181,7 +181,8 @@ def chromium(args: list[str], tmp: Path, timeout: float = 90) -> subprocess.Comp
     """Headless Chromium with nothing that phones home; console messages go to stderr."""
     cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
            "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-extensions",
-           "--disable-default-apps", "--disable-dev-shm-usage", f"--user-data-dir={tmp / 'chromium-profile'}", "--enable-logging=stderr",
+           "--disable-default-apps", "--disable-dev-shm-usage", f"--user-data-dir={tmp / 'chromium-profile'}",
+           "--enable-logging=stderr",
            "--v=0", *args]
     env = {**os.environ, "HOME": str(tmp)}
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
