@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -73,8 +74,8 @@ def pipeline_run(study: Path, out: Path, n: int) -> dict:
     if fields.get("code") != "0":
         raise SystemExit(f"patience run failed:\n{proc.stderr[-3000:]}")
     # "N units run, M already done, in X s": the time from a ready executor to the last unit.
-    played = next((float(ln.rsplit(" in ", 1)[1].split()[0]) for ln in proc.stderr.splitlines()
-                   if " units run, " in ln), float("nan"))
+    found = re.search(r"already done, in ([0-9.]+) s", proc.stderr)
+    played = float(found.group(1)) if found else float("nan")
     return {"wall": wall, "played": played, "maxrss_mib": int(fields["maxrss_kib"]) / 1024}
 
 
