@@ -54,10 +54,10 @@ import numba as nb
 import numpy as np
 
 from engine.cards import DECK_AMAZONS
-from engine.deals import _readonly
+from engine.deals import batch_of_deals
 from engine.outcomes import BLOCKED, CAPPED, CYCLE, OUTCOMES, WON
 from engine.reference import amazons as reference
-from engine.registry import Column, GameSpec, PlayResult
+from engine.registry import Column, GameSpec, PlayResult, new_columns
 from engine.rules import switch
 
 GATHERS = ("pile4_bottom_up", "pile1_bottom_up", "pile1_top_down", "pile4_top_down")
@@ -322,23 +322,19 @@ def _play_batch(decks, one_ace, any_suit, queen_any, own_column, gather, skip_co
         out_aces[g] = k
 
 
+EXTRA_COLUMNS = (
+    Column("foundations_done", "int8", "complete foundations (0..4)"),
+    Column("aces_allowed", "int8", "the strategy's k at the end: foundations allowed open at once (4 under greedy)"),
+)
+
+
 def play_batch(decks: np.ndarray, rules: AmazonsRules) -> dict[str, np.ndarray]:
     """Play every deal of ``decks`` (uint8[n, 28] Amazons deals) under ``rules``; one array per output column."""
-    decks = _readonly(decks)
-    if decks.ndim != 2 or decks.shape[1] != NCARDS:
-        raise ValueError(f"decks must be uint8[n, {NCARDS}], got shape {decks.shape}")
+    decks = batch_of_deals(decks, NCARDS)
     bad = _first_bad_deal(decks)
     if bad >= 0:
         raise ValueError(f"deal {bad} is not a permutation of the 28-card Amazons pack: {decks[bad].tolist()}")
-    n = decks.shape[0]
-    out = {
-        "outcome": np.empty(n, dtype=np.uint8),
-        "rounds": np.empty(n, dtype=np.int32),
-        "moves": np.empty(n, dtype=np.int32),
-        "cards_left": np.empty(n, dtype=np.int16),
-        "foundations_done": np.empty(n, dtype=np.int8),
-        "aces_allowed": np.empty(n, dtype=np.int8),
-    }
+    out = new_columns(decks.shape[0], EXTRA_COLUMNS)
     _play_batch(
         decks,
         rules.strategy == "one_ace",
@@ -369,10 +365,7 @@ GAME = GameSpec(
     deck=DECK_AMAZONS,
     rules_type=AmazonsRules,
     presets=PRESETS,
-    extra_columns=(
-        Column("foundations_done", "int8", "complete foundations (0..4)"),
-        Column("aces_allowed", "int8", "the strategy's k at the end: foundations allowed open at once (4 under greedy)"),
-    ),
+    extra_columns=EXTRA_COLUMNS,
     play_batch=play_batch,
     play_one=play_one,
     outcomes=tuple(OUTCOMES[c] for c in (WON, CYCLE, BLOCKED, CAPPED)),

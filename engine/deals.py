@@ -58,7 +58,7 @@ def _seeded_deals(deck, seed, first_index, count):
     return out
 
 
-def _readonly(a: np.ndarray) -> np.ndarray:
+def read_only_uint8(a: np.ndarray) -> np.ndarray:
     """A read-only C-contiguous uint8 view: kernels see one array type, so compile one signature."""
     a = np.ascontiguousarray(a, dtype=np.uint8)
     if a.flags.writeable:
@@ -80,7 +80,15 @@ def seeded_deals(deck: np.ndarray, seed: int, first_index: int, count: int) -> n
     first_index = check_u64("index", first_index)
     if count < 0 or first_index + max(count - 1, 0) > U64_MAX:
         raise ValueError(f"count {count} is out of range for first index {first_index}")
-    return _seeded_deals(_readonly(deck), np.uint64(seed), np.uint64(first_index), np.int64(count))
+    return _seeded_deals(read_only_uint8(deck), np.uint64(seed), np.uint64(first_index), np.int64(count))
+
+
+def batch_of_deals(decks: np.ndarray, ncards: int) -> np.ndarray:
+    """``decks`` as the read-only uint8[n, ncards] array every batch kernel takes; ValueError otherwise."""
+    decks = read_only_uint8(decks)
+    if decks.ndim != 2 or decks.shape[1] != ncards:
+        raise ValueError(f"decks must be uint8[n, {ncards}], got shape {decks.shape}")
+    return decks
 
 
 def seeded_deal(deck: np.ndarray, seed: int, index: int) -> np.ndarray:

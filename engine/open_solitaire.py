@@ -84,8 +84,10 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
-from engine.deals import _readonly
+from engine.deals import batch_of_deals, read_only_uint8
 from engine.outcomes import OUTCOMES, UNKNOWN, UNSOLVABLE, WON
+from engine.reference import open_solitaire as ref
+from engine.registry import Column, PlayResult, new_columns
 
 # --- rule codes passed to the kernels --------------------------------------
 LAYOUT_PENGUIN, LAYOUT_EIGHT = 0, 1  # Penguin's 7 columns with a beak; 8 columns dealt in turn
@@ -799,7 +801,7 @@ def deal_position(deal: np.ndarray, rules: SolverRules) -> tuple[np.ndarray, np.
     """The kernel's opening position and relative ranks for a deal."""
     st = np.zeros(STATE_SIZE, dtype=np.uint8)
     rel = np.zeros(52, dtype=np.int64)
-    _deal_position(_readonly(deal), rules.layout, st, rel)
+    _deal_position(read_only_uint8(deal), rules.layout, st, rel)
     return st, rel
 
 
@@ -832,16 +834,10 @@ def make_position(columns: list[list[int]], cells: list[int], foundations: list[
 
 # --- the game surface shared by penguin, bakers_game and freecell -----------------
 
-def _solver_columns():
-    from engine.registry import Column
-
-    return (
-        Column("nodes", "int64", "positions the solver expanded"),
-        Column("seconds", "float64", "time the solver took for this deal (not reproducible: depends on the machine)"),
-    )
-
-
-SOLVER_COLUMNS = _solver_columns()
+SOLVER_COLUMNS = (
+    Column("nodes", "int64", "positions the solver expanded"),
+    Column("seconds", "float64", "time the solver took for this deal (not reproducible: depends on the machine)"),
+)
 
 
 def reference_moves(deal_or_layout, ref_rules, codes: np.ndarray) -> list:
@@ -849,8 +845,6 @@ def reference_moves(deal_or_layout, ref_rules, codes: np.ndarray) -> list:
 
     Locating is all this does; legality is judged afterwards by the reference checker.
     """
-    from engine.reference import open_solitaire as ref
-
     layout = deal_or_layout.copy() if isinstance(deal_or_layout, ref.Layout) else ref.deal_layout(deal_or_layout, ref_rules)
     names = {TO_EMPTY: "empty", TO_CELL: "cell", TO_FOUNDATION: "foundation"}
     moves = []
@@ -871,8 +865,6 @@ class SolverError(RuntimeError):
 
 def solve_one(deal: np.ndarray, rules: SolverRules, ref_rules, ws: Workspace | None = None) -> tuple[Solution, list]:
     """Solve one deal; for a win, the solution as reference moves, replayed and accepted by the checker."""
-    from engine.reference import open_solitaire as ref
-
     sol = solve_deal(deal, rules, ws)
     moves: list = []
     if sol.outcome == WON:
@@ -898,20 +890,10 @@ def row_of(sol: Solution, moves: list) -> dict:
 
 def play_batch_with(decks: np.ndarray, rules: SolverRules, ref_rules) -> dict[str, np.ndarray]:
     """Solve every deal of ``decks`` (uint8[n, 52]); every win is replayed by the checker."""
-    decks = _readonly(decks)
-    if decks.ndim != 2 or decks.shape[1] != 52:
-        raise ValueError(f"decks must be uint8[n, 52], got shape {decks.shape}")
-    n = decks.shape[0]
-    out = {
-        "outcome": np.empty(n, dtype=np.uint8),
-        "rounds": np.zeros(n, dtype=np.int32),
-        "moves": np.empty(n, dtype=np.int32),
-        "cards_left": np.empty(n, dtype=np.int16),
-        "nodes": np.empty(n, dtype=np.int64),
-        "seconds": np.empty(n, dtype=np.float64),
-    }
+    decks = batch_of_deals(decks, 52)
+    out = new_columns(decks.shape[0], SOLVER_COLUMNS)  # rounds stay 0: no stock passes
     ws = Workspace()
-    for g in range(n):
+    for g in range(decks.shape[0]):
         sol, moves = solve_one(decks[g], rules, ref_rules, ws)
         row = row_of(sol, moves)
         out["outcome"][g] = sol.outcome
@@ -922,10 +904,7 @@ def play_batch_with(decks: np.ndarray, rules: SolverRules, ref_rules) -> dict[st
 
 def play_one_with(deal: np.ndarray, rules: SolverRules, ref_rules, trace: bool):
     """One deal: the solver's verdict, and with ``trace`` the layout and the checked solution in words."""
-    from engine.registry import PlayResult
-    from engine.reference import open_solitaire as ref
-
-    deal = _readonly(np.asarray(deal))
+    deal = read_only_uint8(np.asarray(deal))
     sol, moves = solve_one(deal, rules, ref_rules)
     row = row_of(sol, moves)
     lines: list[str] = []

@@ -21,10 +21,10 @@ import numba as nb
 import numpy as np
 
 from engine.cards import DECK_52
-from engine.deals import _readonly
+from engine.deals import batch_of_deals
 from engine.outcomes import CAPPED, CYCLE, OUTCOMES, WON
 from engine.reference import perpetual_motion as reference
-from engine.registry import Column, GameSpec, PlayResult
+from engine.registry import Column, GameSpec, PlayResult, new_columns
 from engine.rules import switch
 
 GATHERS = ("pile4_bottom_up", "pile1_bottom_up", "pile1_top_down", "pile4_top_down")
@@ -419,19 +419,13 @@ def _play_batch(decks, pile_four, cascade, run_unit, rightmost, gather, right_to
         out_cycle[g] = cycle_len
 
 
+EXTRA_COLUMNS = (Column("cycle_length", "int32", "passes in the cycle the game fell into; 0 unless cycle"),)
+
+
 def play_batch(decks: np.ndarray, rules: PerpetualMotionRules) -> dict[str, np.ndarray]:
     """Play every deal of ``decks`` (uint8[n, 52]) under ``rules``; one array per output column."""
-    decks = _readonly(decks)
-    if decks.ndim != 2 or decks.shape[1] != 52:
-        raise ValueError(f"decks must be uint8[n, 52], got shape {decks.shape}")
-    n = decks.shape[0]
-    out = {
-        "outcome": np.empty(n, dtype=np.uint8),
-        "rounds": np.empty(n, dtype=np.int32),
-        "moves": np.empty(n, dtype=np.int32),
-        "cards_left": np.empty(n, dtype=np.int16),
-        "cycle_length": np.empty(n, dtype=np.int32),
-    }
+    decks = batch_of_deals(decks, 52)
+    out = new_columns(decks.shape[0], EXTRA_COLUMNS)
     _play_batch(
         decks,
         rules.discard == "pile_four",
@@ -461,7 +455,7 @@ GAME = GameSpec(
     deck=DECK_52,
     rules_type=PerpetualMotionRules,
     presets=PRESETS,
-    extra_columns=(Column("cycle_length", "int32", "passes in the cycle the game fell into; 0 unless cycle"),),
+    extra_columns=EXTRA_COLUMNS,
     play_batch=play_batch,
     play_one=play_one,
     outcomes=tuple(OUTCOMES[c] for c in (WON, CYCLE, CAPPED)),

@@ -79,9 +79,13 @@ class GameSpec:
         return resolve_rules(self.rules_type, self.presets, preset, overrides)
 
     def columns(self) -> dict[str, str]:
-        out = dict(COMMON_COLUMNS)
-        out.update({c.name: c.dtype for c in self.extra_columns})
-        return out
+        return {name: str(a.dtype) for name, a in new_columns(0, self.extra_columns).items()}
+
+
+def new_columns(n: int, extra_columns: tuple[Column, ...]) -> dict[str, np.ndarray]:
+    """Zeroed output arrays for ``n`` deals: the common columns and a game's own, with their dtypes."""
+    dtypes = dict(COMMON_COLUMNS, **{c.name: c.dtype for c in extra_columns})
+    return {name: np.zeros(n, dtype=dtype) for name, dtype in dtypes.items()}
 
 
 def game_names() -> list[str]:
