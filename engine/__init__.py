@@ -9,6 +9,7 @@ instead of compiling them again.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 ENGINE_VERSION = "0.1.0"
@@ -20,3 +21,5 @@ def _default_numba_cache_dir() -> str:
 
 
 os.environ.setdefault("NUMBA_CACHE_DIR", _default_numba_cache_dir())
+if "numba" in sys.modules:  # numba read its config before us: point it at the same folder
+    sys.modules["numba"].config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"]

@@ -27,7 +27,8 @@ _ONE = np.uint64(1)
 
 
 @nb.njit(cache=True, inline="always")
-def _mix(z):
+def mix(z):
+    """SplitMix64's finaliser (DESIGN section 3): a bijection of 64-bit words that scatters every bit."""
     z = (z ^ (z >> _S30)) * _M1
     z = (z ^ (z >> _S27)) * _M2
     return z ^ (z >> _S31)
@@ -37,7 +38,7 @@ def _mix(z):
 def _seeded_deals(deck, seed, first_index, count):
     n = deck.shape[0]
     out = np.empty((count, n), dtype=np.uint8)
-    base = _mix(seed + _GOLDEN)
+    base = mix(seed + _GOLDEN)
     for k in range(count):
         x = base ^ (first_index + np.uint64(k))
         row = out[k]
@@ -48,7 +49,7 @@ def _seeded_deals(deck, seed, first_index, count):
             t = (_ZERO - b) % b
             while True:
                 x = x + _GOLDEN
-                r = _mix(x)
+                r = mix(x)
                 if r >= t:
                     break
             j = r % b

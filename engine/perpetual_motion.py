@@ -5,11 +5,22 @@ readable oracle; this module plays the same game on small integer arrays of
 ranks, many deals per call, and must agree with the oracle deal by deal (the
 differential test holds it to that on every switch combination).
 
-Kernel layout: a pile is a row of ``piles[4, 52]`` (ranks, bottom first) with
-its height in ``h``; the stock is ``stock[0:n]`` read from the front.  Cycle
-detection is exact: the stock at the start of each pass is packed into four
-64-bit words (4 bits a rank), hashed into a small open-addressing table, and a
-hash hit is confirmed word by word.  Only stocks of the current length are kept,
+Kernel layout: play depends on ranks only, so cards are ranks 0..12.  A pile is
+a row of ``piles[4, 64]``: a sentinel that matches nothing at index 7, the cards
+above it (bottom first, 8-byte aligned) and its height in ``h``; so the top is
+always ``piles[p, 7 + h[p]]``, empty pile or not.  The stock is ``stock[0:n]``
+read from the front, four cards (one uint32) a round.
+
+Moves are table-driven: every decision depends only on which of the four top
+ranks are equal, a 6-bit pattern, and the tables spell the rules out once per
+pattern.  Under ``discard: dealt_four, cascade: false, move_unit: card`` (Clarke's
+rules) a round is a pure function of the four cards dealt, and the kernel places
+them straight into the piles with all four heights packed in one register.
+Bottom-up gathers copy whole 64-bit words.
+
+Cycle detection is exact: the stock at the start of each pass (52 bytes, zero
+padded) is read as seven 64-bit words, hashed into a small open-addressing table,
+and a hit is confirmed word by word.  Only stocks of the current length are kept,
 since a stock can only repeat one of the same length.
 """
 
@@ -21,7 +32,7 @@ import numba as nb
 import numpy as np
 
 from engine.cards import DECK_52
-from engine.deals import batch_of_deals
+from engine.deals import batch_of_deals, mix
 from engine.outcomes import CAPPED, CYCLE, OUTCOMES, WON
 from engine.reference import perpetual_motion as reference
 from engine.registry import Column, GameSpec, PlayResult, new_columns
@@ -143,13 +154,6 @@ def _build_destinations(snap_moves: np.ndarray, snap_count: np.ndarray) -> tuple
 _DEST, _GROW, _NMOVES = _build_destinations(_SNAP_MOVES, _SNAP_COUNT)
 
 
-@nb.njit(cache=True, inline="always")
-def _mix(z):
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
 _WORDS = 7  # the stock is 56 bytes (52 ranks, zero padded) viewed as seven 64-bit words
 
 
@@ -164,7 +168,7 @@ def _hash(words, n):
     x = np.uint64(n)
     for i in range(_WORDS):
         x ^= words[i] * _K[i]
-    return _mix(x)
+    return mix(x)
 
 
 @nb.njit(cache=True, inline="always")

@@ -37,6 +37,7 @@ REFERENCE_KEYS = {
     "mean_rounds_won": "mean rounds (passes) of won deals, a number >= 0",
     "mean_rounds": "mean rounds over all deals, a number >= 0",
     "source": "where the figure was published, text",
+    "context": "true when the figure's rules were never stated: shown beside ours as context, with no verdict",
 }
 DEFAULT_BATCH_SIZE = 10_000
 DEAL_INDEX_MAX = (1 << 63) - 1  # the `deal` column is int64
@@ -477,6 +478,10 @@ def _reference(data: dict, w: _Where, variants: dict[str, Variant]) -> dict[str,
             if key == "source":
                 if not isinstance(value, str):
                     w.fail(fld + (key,), f"value {_show(value)} is not text", REFERENCE_KEYS[key])
+                ref[key] = value
+            elif key == "context":
+                if not isinstance(value, bool):
+                    w.fail(fld + (key,), f"value {_show(value)} is not true or false", REFERENCE_KEYS[key])
                 ref[key] = value
             elif key in ("win_rate", "ci95"):
                 ref[key] = _number(w, fld + (key,), value, 0.0, 1.0, REFERENCE_KEYS[key])

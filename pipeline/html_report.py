@@ -27,7 +27,7 @@ import polars as pl
 
 from pipeline.paired import ComparisonSet, compare_run, display_rows, method_notes
 from pipeline.planning import halving_line
-from pipeline.report import Report, scan_deals
+from pipeline.report import Report, scan_deals, verdict_text
 from pipeline.store import read_manifest
 
 # Okabe-Ito colours: distinguishable with the common colour-vision deficiencies.
@@ -399,7 +399,7 @@ def _report_table(report: Report) -> str:
             r["variant"], f"{r['deals']:,}", f"{r['wins']:,}", _pct(r["win_rate"]),
             f"{_pct(r['ci95_low'])} .. {_pct(r['ci95_high'])}", *[f"{r[f'n_{o}']:,}" for o in report.outcomes],
             num(r["rounds_won_mean"]), num(r["rounds_won_median"]), num(r["rounds_won_p90"]), pub,
-            "" if r["verdict"] is None else f"{r['verdict']} (z = {r['z']:+.2f})",
+            verdict_text(r["verdict"], r["z"]),
         ])
     notes = [f"{name}: published by {src}" for name, src in report.sources.items()]
     if report.sources:

@@ -58,6 +58,16 @@ def wilson(wins: int, n: int, z: float = Z95) -> tuple[float, float]:
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
+CONTEXT_ONLY = "context only (rules unstated)"
+
+
+def verdict_text(word: str | None, z: float | None) -> str:
+    """The verdict as shown: empty without a reference, with its z where one was computed."""
+    if word is None:
+        return ""
+    return word if z is None else f"{word} (z={z:+.2f})"
+
+
 def verdict(wins: int, n: int, ref_rate: float, ref_ci95: float | None) -> tuple[float, str]:
     """Is our win rate consistent with a published one?  |difference| <= 1.96 x combined standard error.
 
@@ -157,7 +167,12 @@ def build_report(run_dir: str | Path) -> Report:
         deals, wins = fig["deals"], fig["wins"]
         lo, hi = wilson(wins, deals)
         ref = reference.get(name, {})
-        z, word = verdict(wins, deals, ref["win_rate"], ref.get("ci95")) if "win_rate" in ref else (None, None)
+        if "win_rate" not in ref:
+            z, word = None, None
+        elif ref.get("context"):  # rules never stated: a figure to set beside ours, not a test
+            z, word = None, CONTEXT_ONLY
+        else:
+            z, word = verdict(wins, deals, ref["win_rate"], ref.get("ci95"))
         records.append({
             "variant": name, "deals": deals, "wins": wins, "win_rate": wins / deals if deals else math.nan,
             "ci95_low": lo, "ci95_high": hi,
@@ -225,7 +240,7 @@ def _display_rows(report: Report) -> tuple[list[str], list[list[str]]]:
                 pub += f"; {r['ref_mean_rounds_won']:g} rounds (won)"
             if r["ref_mean_rounds"] is not None:
                 pub += f"; {r['ref_mean_rounds']:g} rounds (all, ours {_num(r['rounds_mean'])})"
-            word = "" if r["verdict"] is None else f"{r['verdict']} (z={r['z']:+.2f})"
+            word = verdict_text(r["verdict"], r["z"])
             line += [pub, word]
         out.append(line)
     return header, out

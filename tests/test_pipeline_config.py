@@ -168,6 +168,8 @@ CASES = [
      ["line 7", "reference.zzz", "names no variant", "allowed: a"]),
     ("reference-bad-rate", _yaml(extra="reference:\n  a: {win_rate: 54.5}"), [],
      ["reference.a.win_rate", "54.5", "out of range", "0..1"]),
+    ("reference-bad-context", _yaml(extra="reference:\n  a: {win_rate: 0.5, context: maybe}"), [],
+     ["reference.a.context", "'maybe'", "not true or false"]),
     ("option-deals-zero", _yaml(), ["--deals", "0"], ["--deals", "0", "out of range"]),
     ("option-backend", _yaml(), ["--backend", "spark"], ["--backend", "'spark'", "allowed: ray, serial"]),
     ("option-deals-not-int", _yaml(), ["--deals", "lots"], ["--deals", "lots"]),

@@ -238,6 +238,21 @@ def test_report_numbers_formats_and_reference_verdicts(pm_study, tmp_path, capsy
     assert code == 2 and "nowhere" in err
 
 
+def test_context_only_reference_gets_no_verdict(tmp_path, capsys):
+    """A published figure whose rules were never stated is shown beside ours, not tested against it."""
+    study = write_study(tmp_path / "ctx.yaml", PM_STUDY.replace(
+        'masten: {win_rate: 0.99, source: "made up, to be refuted"}',
+        'masten: {win_rate: 0.99, context: true, source: "rules unstated"}'))
+    out = tmp_path / "ctx"
+    run_study(load_study(study), out, backend="serial")
+    r = {row["variant"]: row for row in build_report(out).rows.iter_rows(named=True)}
+    assert r["masten"]["ref_win_rate"] == 0.99 and r["masten"]["z"] is None
+    assert r["masten"]["verdict"] == "context only (rules unstated)"
+    assert r["clarke"]["verdict"] == "consistent"
+    code, text, _ = cli(["report", out, "--format", "markdown"], capsys)
+    assert code == 0 and "context only (rules unstated)" in text and "99.00%" in text
+
+
 def test_wilson_interval_edges():
     assert wilson(0, 10)[0] == 0.0 and 0 < wilson(0, 10)[1] < 0.35
     lo, hi = wilson(50, 100)
