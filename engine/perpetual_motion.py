@@ -163,11 +163,14 @@ _K = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E
 
 
 @nb.njit(cache=True, inline="always")
-def _hash(words, n):
-    """Seven independent multiplies folded by one mix: cheap, and a hit is verified word by word anyway."""
+def _hash(words, base, n):
+    """The stock in words[base : base+7] of length n: seven independent multiplies folded by one mix.
+
+    Cheap, and good enough: a hit is verified word by word anyway.
+    """
     x = np.uint64(n)
     for i in range(_WORDS):
-        x ^= words[i] * _K[i]
+        x ^= words[base + i] * _K[i]
     return mix(x)
 
 
@@ -227,10 +230,11 @@ def _play_batch(decks, pile_four, cascade, run_unit, rightmost, gather, right_to
     stock = np.zeros(8 * (_WORDS + 1), dtype=np.uint8)  # ranks; bytes past the stock's end stay zero
     words = stock.view(np.uint64)
     quads = stock.view(np.uint32)  # rounds of four cards
-    hist = np.zeros((_HIST0, _WORDS), dtype=np.uint64)
-    hist_pass = np.zeros(_HIST0, dtype=np.int64)
+    # The stocks seen at the start of passes since the stock last changed length: entry e (the stock of
+    # pass hist_first + e) is hist[8e .. 8e+6]; table maps a hash to e + 1 (0 = empty slot).
+    hist = np.zeros(8 * _HIST0, dtype=np.uint64)
     hist_slot = np.zeros(_HIST0, dtype=np.int64)  # where each remembered stock sits in the table
-    table = np.full(_TABLE0, -1, dtype=np.int64)
+    table = np.zeros(_TABLE0, dtype=np.int32)
     nhist = 0
     side = 1 if rightmost else 0
     mode = np.uint64(2 * side + (1 if right_to_left else 0))
@@ -247,6 +251,7 @@ def _play_batch(decks, pile_four, cascade, run_unit, rightmost, gather, right_to
         moves = 0
         rounds = 0
         hist_n = -1  # the stock length the history holds; -1 makes the first pass clear the last game's
+        hist_first = 1
         outcome = CAPPED
         cycle_len = 0
         left = 52
@@ -254,55 +259,54 @@ def _play_batch(decks, pile_four, cascade, run_unit, rightmost, gather, right_to
             # --- exact cycle detection on the stock at the start of the pass ---
             if n != hist_n:  # a shorter stock cannot repeat a longer one: forget them (clearing only used slots)
                 for e in range(nhist):
-                    table[hist_slot[e]] = -1
+                    table[hist_slot[e]] = 0
                 nhist = 0
                 hist_n = n
-            mask = table.shape[0] - 1
-            slot = np.int64(_hash(words, n) & np.uint64(mask))
+                hist_first = rounds + 1
+            mask = np.uint64(table.shape[0] - 1)
+            slot = _hash(words, 0, n) & mask
             found = -1
-            while table[slot] >= 0:
-                e = table[slot]
+            while table[slot] != 0:
+                e = table[slot] - 1
+                base = np.uint64(e) << np.uint64(3)
                 same = True
                 for i in range(_WORDS):
-                    if hist[e, i] != words[i]:
+                    if hist[base + np.uint64(i)] != words[i]:
                         same = False
                         break
                 if same:
                     found = e
                     break
-                slot = (slot + 1) & mask
+                slot = (slot + np.uint64(1)) & mask
             if found >= 0:
                 outcome = CYCLE
-                cycle_len = rounds + 1 - hist_pass[found]
+                cycle_len = rounds + 1 - (hist_first + found)
                 break
             if rounds == max_rounds:
                 outcome = CAPPED
                 break
             rounds += 1
-            if nhist == hist.shape[0]:  # grow the history
-                nh = np.zeros((2 * nhist, _WORDS), dtype=np.uint64)
-                nh[:nhist] = hist
+            if nhist == hist_slot.shape[0]:  # grow the history
+                nh = np.zeros(2 * hist.shape[0], dtype=np.uint64)
+                nh[: hist.shape[0]] = hist
                 hist = nh
-                npass = np.zeros(2 * nhist, dtype=np.int64)
-                npass[:nhist] = hist_pass
-                hist_pass = npass
                 nslot = np.zeros(2 * nhist, dtype=np.int64)
                 nslot[:nhist] = hist_slot
                 hist_slot = nslot
+            base = np.uint64(nhist) << np.uint64(3)
             for i in range(_WORDS):
-                hist[nhist, i] = words[i]
-            hist_pass[nhist] = rounds
+                hist[base + np.uint64(i)] = words[i]
             hist_slot[nhist] = slot
-            table[slot] = nhist
             nhist += 1
+            table[slot] = nhist
             if 2 * nhist > table.shape[0]:  # keep the table under half full
-                table = np.full(2 * table.shape[0], -1, dtype=np.int64)
-                mask = table.shape[0] - 1
+                table = np.zeros(2 * table.shape[0], dtype=np.int32)
+                mask = np.uint64(table.shape[0] - 1)
                 for e in range(nhist):
-                    s = np.int64(_hash(hist[e], n) & np.uint64(mask))
-                    while table[s] >= 0:
-                        s = (s + 1) & mask
-                    table[s] = e
+                    s = _hash(hist, 8 * e, n) & mask
+                    while table[s] != 0:
+                        s = (s + np.uint64(1)) & mask
+                    table[s] = e + 1
                     hist_slot[e] = s
             # --- the pass ---
             won = False

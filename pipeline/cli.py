@@ -88,6 +88,14 @@ def _output_target(output: Path | None) -> None:
         raise BadInput(f"option --output: folder {output.parent} does not exist; allowed: a file in an existing folder")
 
 
+def _emit(text: str, output: Path | None) -> None:
+    """Print ``text``, or write it to ``output`` (already checked by _output_target)."""
+    if output is None:
+        typer.echo(text, nl=False)
+    else:
+        output.write_text(text, encoding="utf-8")
+
+
 SetOpt = Annotated[Optional[list[str]], typer.Option("--set", help="key=value applied to every variant (repeatable)")]
 
 
@@ -193,10 +201,7 @@ def report(
         text = render_html(build_report(run_dir))
     else:
         text = RENDERERS[format](build_report(run_dir))
-    if output is None:
-        typer.echo(text, nl=False)
-    else:
-        output.write_text(text, encoding="utf-8")
+    _emit(text, output)
 
 
 @app.command()
@@ -230,10 +235,7 @@ def query(
             text = str(df.head(limit)) + "\n"
         if df.height > limit:
             text += f"{df.height:,} rows; showing {limit} (use --limit, or --format csv for all)\n"
-    if output is None:
-        typer.echo(text, nl=False)
-    else:
-        output.write_text(text, encoding="utf-8")
+    _emit(text, output)
 
 
 # --- compare / plan (paired statistics and planning: pipeline.paired, pipeline.planning) ----------------
@@ -256,10 +258,7 @@ def compare(
     _choice("--format", format, COMPARE_FORMATS)
     _output_target(output)
     text = COMPARE_RENDERERS[format](compare_command(run_dir, run_b, baseline, variant))
-    if output is None:
-        typer.echo(text, nl=False)
-    else:
-        output.write_text(text, encoding="utf-8")
+    _emit(text, output)
 
 
 @app.command()
