@@ -403,7 +403,8 @@ def _report_table(report: Report) -> str:
         ])
     notes = [f"{name}: published by {src}" for name, src in report.sources.items()]
     if report.sources:
-        notes.append("verdict: consistent when |ours - published| <= 1.96 x the combined standard error")
+        notes.append("verdict: consistent when |ours - published| <= 1.96 x the combined standard error "
+                     "(ours taken at the published rate: the score test behind Wilson's interval)")
     return _table(header, rows) + "".join(f'<p class="note">{_e(n)}</p>' for n in notes)
 
 

@@ -71,15 +71,19 @@ def verdict_text(word: str | None, z: float | None) -> str:
 def verdict(wins: int, n: int, ref_rate: float, ref_ci95: float | None) -> tuple[float, str]:
     """Is our win rate consistent with a published one?  |difference| <= 1.96 x combined standard error.
 
-    Our standard error is the binomial one; the published one is its 95%
-    half-width / 1.96 when given, else taken as 0 (the figure treated as exact).
+    Our sampling error is taken at the published rate, sqrt(p0 (1 - p0) / n): the
+    score test that Wilson's interval inverts, which stays honest when we see 0% or
+    100% (10,000 wins in 10,000 deals is consistent with 99.985%).  The published
+    figure's own error is its 95% half-width / 1.96 when given, else 0 (treated as exact).
     """
     if n == 0:
         return (math.nan, "no data")
     p = wins / n
-    se = math.sqrt(max(p * (1 - p), 0.25 / n) / n)  # floor so a 0%/100% run still has some spread
-    se_ref = (ref_ci95 / Z95) if ref_ci95 else 0.0
-    z = (p - ref_rate) / math.sqrt(se * se + se_ref * se_ref)
+    var = ref_rate * (1 - ref_rate) / n + ((ref_ci95 / Z95) ** 2 if ref_ci95 else 0.0)
+    if var == 0.0:  # a published 0% or 100% taken as exact: only the same figure agrees
+        z = 0.0 if p == ref_rate else math.copysign(math.inf, p - ref_rate)
+    else:
+        z = (p - ref_rate) / math.sqrt(var)
     return (z, "consistent" if abs(z) <= Z95 else "not consistent")
 
 
@@ -255,7 +259,7 @@ def _notes(report: Report) -> list[str]:
     notes = [f"{name}: published by {src}" for name, src in report.sources.items()]
     if report.sources:
         notes.append("verdict: consistent when |ours - published| <= 1.96 x combined standard error "
-                     "(published error from its ci95, 0 when not given)")
+                     "(ours binomial at the published rate; published error from its ci95, 0 when not given)")
     return notes
 
 

@@ -253,6 +253,18 @@ def test_context_only_reference_gets_no_verdict(tmp_path, capsys):
     assert code == 0 and "context only (rules unstated)" in text and "99.00%" in text
 
 
+def test_verdict_is_a_score_test_that_holds_at_100_percent():
+    """10,000 wins in 10,000 deals: consistent with 99.985% (1.5 losses expected, none seen has chance e^-1.5)."""
+    from pipeline.report import verdict
+
+    z, word = verdict(10_000, 10_000, 0.99985, None)
+    assert word == "consistent" and math.isclose(z, 0.00015 / math.sqrt(0.99985 * 0.00015 / 10_000))
+    assert verdict(9_900, 10_000, 0.99985, None)[1] == "not consistent"
+    assert verdict(5469, 10_000, 0.5455, 0.0089)[1] == "consistent"
+    assert verdict(10, 10, 1.0, None) == (0.0, "consistent")
+    assert verdict(9, 10, 1.0, None)[1] == "not consistent"
+
+
 def test_wilson_interval_edges():
     assert wilson(0, 10)[0] == 0.0 and 0 < wilson(0, 10)[1] < 0.35
     lo, hi = wilson(50, 100)
