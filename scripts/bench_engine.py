@@ -2,7 +2,8 @@
 
 Run: .venv/bin/python scripts/bench_engine.py [--deals N] [--games perpetual_motion,amazons]
 Numbers are after warm-up (compilation excluded), single-threaded, seeded deals generated
-beforehand so only play is timed.  Solver games have their own script (bench_solver.py).
+beforehand so only play is timed.  Last, 1,000 seeded Penguin deals solved exactly (issue target:
+under 10 s in all, at most 0.5% unknown); bench_solver.py has the solver's other figures.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy as np
 
 from engine.cards import DECK_52
 from engine.deals import seeded_deals
+from engine.outcomes import UNKNOWN
 from engine.registry import get_game
 
 
@@ -66,10 +68,25 @@ def bench_game(name: str, n: int) -> None:
               f"mean rounds {out['rounds'].mean():7.2f}")
 
 
+def bench_solver(name: str, n: int) -> None:
+    """A solver game: total time for n seeded deals with the defaults (every win replayed by the checker)."""
+    game = get_game(name)
+    decks = seeded_deals(game.deck, 2024, 0, n)
+    rules = game.rules()
+    game.play_batch(decks[:2], rules)  # warm-up: compile or load from cache
+    t = time.process_time()
+    out = game.play_batch(decks, rules)
+    cpu = time.process_time() - t
+    unknown = (out["outcome"] == UNKNOWN).mean()
+    print(f"{name:>18} defaults     {n:,} deals in {cpu:.2f} s of CPU (solving {out['seconds'].sum():.2f} s)   "
+          f"won {(out['outcome'] == 0).mean():.4f}   unknown {unknown:.4f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--deals", type=int, default=100_000)
     ap.add_argument("--games", default="perpetual_motion,amazons")
+    ap.add_argument("--solver-deals", type=int, default=1000, help="seeded Penguin deals to solve (0: skip)")
     args = ap.parse_args()
     print(machine())
     bench_generator(1_000_000)
@@ -78,6 +95,8 @@ def main() -> None:
             bench_game(name, args.deals)
         except Exception as exc:  # a game not registered yet
             print(f"{name}: skipped ({exc})")
+    if args.solver_deals:
+        bench_solver("penguin", args.solver_deals)
 
 
 if __name__ == "__main__":
