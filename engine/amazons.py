@@ -57,7 +57,8 @@ from engine.cards import DECK_AMAZONS
 from engine.deals import batch_of_deals
 from engine.outcomes import BLOCKED, CAPPED, CYCLE, OUTCOMES, WON
 from engine.reference import amazons as reference
-from engine.registry import Column, GameSpec, PlayResult, new_columns
+from engine.reference.events import play_one_by
+from engine.registry import Column, GameSpec, new_columns
 from engine.rules import switch
 
 GATHERS = ("pile4_bottom_up", "pile1_bottom_up", "pile1_top_down", "pile4_top_down")
@@ -351,10 +352,7 @@ def play_batch(decks: np.ndarray, rules: AmazonsRules) -> dict[str, np.ndarray]:
     return out
 
 
-def play_one(deal: np.ndarray, rules: AmazonsRules, trace: bool = False) -> PlayResult:
-    """One deal by the readable reference, with its trace in card text when asked."""
-    result = reference.play([int(c) for c in deal], rules, record=trace)
-    return PlayResult(row=result.row(), trace=reference.trace_lines(result) if trace else [])
+play_one = play_one_by(reference)
 
 
 GAME = GameSpec(

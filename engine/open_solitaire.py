@@ -522,8 +522,8 @@ def _heap_pop(heap, size):
 
 
 @nb.njit(cache=True)
-def _lookup_insert(w, recs, nrec, table, tgen, gen):
-    """Find position w in the table; insert it as record nrec if absent.  Returns (index, inserted)."""
+def _find(w, recs, table, tgen, gen):
+    """Probe for position w: (its slot, or the empty slot where it would go; its record index or -1)."""
     mask = table.shape[0] - 1
     slot = np.int64(_hash(w) & np.uint64(mask))
     while tgen[slot] == gen:
@@ -534,8 +534,17 @@ def _lookup_insert(w, recs, nrec, table, tgen, gen):
                 same = False
                 break
         if same:
-            return e, False
+            return slot, e
         slot = (slot + 1) & mask
+    return slot, -1
+
+
+@nb.njit(cache=True)
+def _lookup_insert(w, recs, nrec, table, tgen, gen):
+    """Find position w in the table; insert it as record nrec if absent.  Returns (index, inserted)."""
+    slot, e = _find(w, recs, table, tgen, gen)
+    if e >= 0:
+        return e, False
     tgen[slot] = gen
     table[slot] = nrec
     for t in range(REC_WORDS):
@@ -598,21 +607,7 @@ def _solve(st0, rel, params, recs, parent, mcode, heap, table, tgen, gen):
                 _encode(child, params, enc, order)
                 if nrec >= max_nodes:
                     # is it new? only then does the budget matter
-                    mask = table.shape[0] - 1
-                    slot = np.int64(_hash(w) & np.uint64(mask))
-                    found = False
-                    while tgen[slot] == gen:
-                        e = table[slot]
-                        same = True
-                        for t in range(REC_WORDS):
-                            if recs[e, t] != w[t]:
-                                same = False
-                                break
-                        if same:
-                            found = True
-                            break
-                        slot = (slot + 1) & mask
-                    if not found:
+                    if _find(w, recs, table, tgen, gen)[1] < 0:
                         outcome = UNKNOWN
                         break
                     continue

@@ -35,7 +35,8 @@ from engine.cards import DECK_52
 from engine.deals import batch_of_deals, mix
 from engine.outcomes import CAPPED, CYCLE, OUTCOMES, WON
 from engine.reference import perpetual_motion as reference
-from engine.registry import Column, GameSpec, PlayResult, new_columns
+from engine.reference.events import play_one_by
+from engine.registry import Column, GameSpec, new_columns
 from engine.rules import switch
 
 GATHERS = ("pile4_bottom_up", "pile1_bottom_up", "pile1_top_down", "pile4_top_down")
@@ -449,10 +450,7 @@ def play_batch(decks: np.ndarray, rules: PerpetualMotionRules) -> dict[str, np.n
     return out
 
 
-def play_one(deal: np.ndarray, rules: PerpetualMotionRules, trace: bool = False) -> PlayResult:
-    """One deal by the readable reference, with its trace in card text when asked."""
-    result = reference.play([int(c) for c in deal], rules, record=trace)
-    return PlayResult(row=result.row(), trace=reference.trace_lines(result) if trace else [])
+play_one = play_one_by(reference)
 
 
 GAME = GameSpec(

@@ -39,8 +39,8 @@ from typing import Any
 import numpy as np
 
 from pipeline.errors import BadInput
+from pipeline.intervals import Z95, wilson
 
-Z95 = 1.959963984540054  # two-sided 95% normal quantile
 METHOD = "Newcombe hybrid score interval for paired proportions (Newcombe 1998, method 10)"
 TEST = "McNemar exact test (two-sided binomial on the discordant deals)"
 ADJUST = "Holm"
@@ -77,17 +77,6 @@ class PairedTable:
     def difference(self) -> float:
         """Variant minus baseline win rate."""
         return (self.variant_only - self.baseline_only) / self.n if self.n else math.nan
-
-
-def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval of one proportion (the building block of Newcombe's interval)."""
-    if n == 0:
-        return (math.nan, math.nan)
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 def newcombe_paired_interval(t: PairedTable, z: float = Z95) -> tuple[float, float]:

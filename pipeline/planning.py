@@ -19,8 +19,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from pipeline.errors import BadInput
+from pipeline.intervals import Z95
 
-Z95 = 1.959963984540054
 
 
 def normal_halfwidth(p: float, n: int, z: float = Z95) -> float:

@@ -25,9 +25,9 @@ import polars as pl
 from engine.outcomes import OUTCOMES
 from engine.registry import game_names, get_game
 from pipeline.errors import BadInput
+from pipeline.intervals import Z95, wilson
 from pipeline.store import PARTS_GLOB, read_manifest
 
-Z95 = 1.959963984540054  # two-sided 95% normal quantile
 
 
 def scan_deals(run_dir: Path) -> pl.LazyFrame:
@@ -45,17 +45,6 @@ def scan_deals(run_dir: Path) -> pl.LazyFrame:
         hive_schema={"variant": pl.String},  # a variant named "1" or "true" stays text
         try_parse_hive_dates=False,
     )
-
-
-def wilson(wins: int, n: int, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval for a binomial proportion (good near 0 and 1, unlike p +/- z*se)."""
-    if n == 0:
-        return (math.nan, math.nan)
-    p = wins / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 CONTEXT_ONLY = "context only (rules unstated)"

@@ -40,10 +40,11 @@ The rules, with every disputed point a switch (see ``AmazonsRules``):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from engine.cards import format_card, format_cards
+from engine.reference.events import Event
 
 WON, CYCLE, BLOCKED, CAPPED = "won", "cycle", "blocked", "capped"
 
@@ -60,14 +61,6 @@ def step(card: int) -> int:
 
 def suit(card: int) -> int:
     return card // 13
-
-
-@dataclass
-class Event:
-    """One thing that happened: pass, deal, play, gather, k, won, cycle, blocked or capped."""
-
-    kind: str
-    data: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass

@@ -27,24 +27,17 @@ Play depends on ranks only; suits are carried along for the trace.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from engine.cards import format_card, format_cards
+from engine.reference.events import Event
 
 WON, CYCLE, CAPPED = "won", "cycle", "capped"
 
 
 def rank(card: int) -> int:
     return card % 13
-
-
-@dataclass
-class Event:
-    """One thing that happened: ``kind`` is pass, deal, discard, move, gather, won, cycle or capped."""
-
-    kind: str
-    data: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
