@@ -521,7 +521,7 @@ def _heap_pop(heap, size):
     return top, size
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _find(w, recs, table, tgen, gen):
     """Probe for position w: (its slot, or the empty slot where it would go; its record index or -1)."""
     mask = table.shape[0] - 1
