@@ -70,6 +70,7 @@ PRESETS: dict[str, dict] = {
 _HIST0 = 1024  # initial capacity of the per-game stock history (grows by doubling)
 _TABLE0 = 2048  # initial open-addressing table size (power of two, kept under half full)
 _NONE = 255
+_B = 7  # piles[p, _B] holds a sentinel (16 + p); a pile's cards sit at _B+1 .. _B+h[p], 8-byte aligned
 
 # --- move tables -----------------------------------------------------------------
 # Every move decision depends only on which of the four top ranks are equal: a 6-bit
@@ -155,10 +156,31 @@ def _build_destinations(snap_moves: np.ndarray, snap_count: np.ndarray) -> tuple
 _DEST, _GROW, _NMOVES = _build_destinations(_SNAP_MOVES, _SNAP_COUNT)
 
 
+def _build_round_tables(dest: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Tables that let the round-by-round path skip the arithmetic per card.
+
+    ``pattern16[key]``: the 6-bit pattern (dealing order) of a round whose four ranks, 4 bits each,
+    form ``key = r0 | r1 << 4 | r2 << 8 | r3 << 12``.  ``land[mode, pat, k]``: where card k lands,
+    as the byte offset of its place in its pile when the pile is empty (low byte) and the shift that
+    picks its pile's height out of the packed heights (high byte).
+    """
+    key = np.arange(1 << 16)
+    r = [(key >> (4 * i)) & 15 for i in range(4)]
+    pattern16 = np.zeros(1 << 16, dtype=np.uint8)
+    for bit, (i, j) in enumerate(_PAIRS):
+        pattern16 |= ((r[i] == r[j]).astype(np.uint8) << bit).astype(np.uint8)
+    q = dest.astype(np.uint16) & 3
+    offset = dest.astype(np.uint16) >> 2
+    land = ((q << 6) + _B + 1 + offset) | ((q << 3) << 8)
+    return pattern16, land.astype(np.uint16)
+
+
+_PATTERN16, _LAND = _build_round_tables(_DEST)
+
+
 _WORDS = 7  # the stock is 56 bytes (52 ranks, zero padded) viewed as seven 64-bit words
 
 
-_B = 7  # piles[p, _B] holds a sentinel (16 + p); a pile's cards sit at _B+1 .. _B+h[p], 8-byte aligned
 _K = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93,
                0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53, 0x94D049BB133111EB], dtype=np.uint64)
 
@@ -218,7 +240,7 @@ def _move(piles, h, t, src, dst, run_unit):
 
 @nb.njit(cache=True)
 def _play_batch(decks, pile_four, cascade, run_unit, rightmost, gather, right_to_left, max_rounds,
-                cascade_table, snap_moves, snap_count, dest, grow, nmoves,
+                cascade_table, snap_moves, snap_count, pattern16, land, grow, nmoves,
                 out_outcome, out_rounds, out_moves, out_left, out_cycle):
     ndeals = decks.shape[0]
     # piles[p, _B] is a sentinel (16 + p) that matches no rank and no other pile; the cards sit above it,
@@ -315,13 +337,8 @@ def _play_batch(decks, pile_four, cascade, run_unit, rightmost, gather, right_to
                 hh = np.uint64(0)  # the four pile heights, one byte each
                 for j in range(n >> 2):
                     x = quads[j]  # the next four cards, first dealt in the low byte
-                    a = x & np.uint32(255)
-                    b = (x >> np.uint32(8)) & np.uint32(255)
-                    c = (x >> np.uint32(16)) & np.uint32(255)
-                    d = x >> np.uint32(24)
-                    pat = (np.uint64(a == b) | (np.uint64(a == c) << np.uint64(1)) | (np.uint64(a == d) << np.uint64(2))
-                           | (np.uint64(b == c) << np.uint64(3)) | (np.uint64(b == d) << np.uint64(4))
-                           | (np.uint64(c == d) << np.uint64(5)))
+                    y = x | (x >> np.uint32(4))
+                    pat = np.uint64(pattern16[(y & np.uint32(0xFF)) | ((y >> np.uint32(8)) & np.uint32(0xFF00))])
                     if pat == 63:  # four of a rank dealt together: discarded
                         left -= 4
                         if left == 0:
@@ -331,18 +348,14 @@ def _play_batch(decks, pile_four, cascade, run_unit, rightmost, gather, right_to
                     row = (mode << np.uint64(6)) | pat
                     moves += nmoves[row]
                     base = row << np.uint64(2)
-                    e = np.uint64(dest[base])
-                    q = e & np.uint64(3)
-                    flat[(q << np.uint64(6)) + np.uint64(_B + 1) + ((hh >> (q << np.uint64(3))) & np.uint64(255)) + (e >> np.uint64(2))] = a
-                    e = np.uint64(dest[base + np.uint64(1)])
-                    q = e & np.uint64(3)
-                    flat[(q << np.uint64(6)) + np.uint64(_B + 1) + ((hh >> (q << np.uint64(3))) & np.uint64(255)) + (e >> np.uint64(2))] = b
-                    e = np.uint64(dest[base + np.uint64(2)])
-                    q = e & np.uint64(3)
-                    flat[(q << np.uint64(6)) + np.uint64(_B + 1) + ((hh >> (q << np.uint64(3))) & np.uint64(255)) + (e >> np.uint64(2))] = c
-                    e = np.uint64(dest[base + np.uint64(3)])
-                    q = e & np.uint64(3)
-                    flat[(q << np.uint64(6)) + np.uint64(_B + 1) + ((hh >> (q << np.uint64(3))) & np.uint64(255)) + (e >> np.uint64(2))] = d
+                    e = np.uint64(land[base])
+                    flat[(e & np.uint64(255)) + ((hh >> (e >> np.uint64(8))) & np.uint64(255))] = x & np.uint32(255)
+                    e = np.uint64(land[base + np.uint64(1)])
+                    flat[(e & np.uint64(255)) + ((hh >> (e >> np.uint64(8))) & np.uint64(255))] = (x >> np.uint32(8)) & np.uint32(255)
+                    e = np.uint64(land[base + np.uint64(2)])
+                    flat[(e & np.uint64(255)) + ((hh >> (e >> np.uint64(8))) & np.uint64(255))] = (x >> np.uint32(16)) & np.uint32(255)
+                    e = np.uint64(land[base + np.uint64(3)])
+                    flat[(e & np.uint64(255)) + ((hh >> (e >> np.uint64(8))) & np.uint64(255))] = x >> np.uint32(24)
                     hh += grow[row]
                 for p in range(4):
                     h[p] = np.int64((hh >> np.uint64(8 * p)) & np.uint64(255))
@@ -444,7 +457,7 @@ def play_batch(decks: np.ndarray, rules: PerpetualMotionRules) -> dict[str, np.n
         GATHERS.index(rules.gather),
         rules.deal_direction == "right_to_left",
         int(rules.max_rounds),
-        _CASCADE, _SNAP_MOVES, _SNAP_COUNT, _DEST, _GROW, _NMOVES,
+        _CASCADE, _SNAP_MOVES, _SNAP_COUNT, _PATTERN16, _LAND, _GROW, _NMOVES,
         out["outcome"], out["rounds"], out["moves"], out["cards_left"], out["cycle_length"],
     )
     return out
