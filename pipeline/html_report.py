@@ -27,7 +27,7 @@ import polars as pl
 
 from pipeline.paired import ComparisonSet, compare_run, display_rows, method_notes
 from pipeline.planning import halving_line
-from pipeline.report import Report, scan_deals, verdict_text
+from pipeline.report import Report, scan_deals, shows_rounds, verdict_text
 from pipeline.store import read_manifest
 
 # Okabe-Ito colours: distinguishable with the common colour-vision deficiencies.
@@ -385,8 +385,9 @@ def _pct(x: float | None) -> str:
 
 
 def _report_table(report: Report) -> str:
+    rounds = shows_rounds(report)
     header = ["variant", "deals", "wins", "win rate", "95% CI (Wilson)", *report.outcomes,
-              "rounds (won): mean", "median", "p90", "published", "verdict"]
+              *(["rounds (won): mean", "median", "p90"] if rounds else []), "published", "verdict"]
     rows = []
     for r in report.rows.iter_rows(named=True):
         pub = ""
@@ -398,7 +399,7 @@ def _report_table(report: Report) -> str:
         rows.append([
             r["variant"], f"{r['deals']:,}", f"{r['wins']:,}", _pct(r["win_rate"]),
             f"{_pct(r['ci95_low'])} .. {_pct(r['ci95_high'])}", *[f"{r[f'n_{o}']:,}" for o in report.outcomes],
-            num(r["rounds_won_mean"]), num(r["rounds_won_median"]), num(r["rounds_won_p90"]), pub,
+            *([num(r["rounds_won_mean"]), num(r["rounds_won_median"]), num(r["rounds_won_p90"])] if rounds else []), pub,
             verdict_text(r["verdict"], r["z"]),
         ])
     notes = [f"{name}: published by {src}" for name, src in report.sources.items()]

@@ -212,10 +212,17 @@ def _num(x: float | None, digits: int = 1) -> str:
     return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:,.{digits}f}"
 
 
+def shows_rounds(report: Report) -> bool:
+    """Whether the rounds columns mean anything: a game with no stock passes (a solver) has rounds 0 throughout."""
+    return bool((report.rows["rounds_mean"].fill_nan(0).fill_null(0) > 0).any())
+
+
 def _display_rows(report: Report) -> tuple[list[str], list[list[str]]]:
     """Human columns shared by the table and markdown renderers."""
     has_ref = report.rows["ref_win_rate"].is_not_null().any()
-    header = ["variant", "deals", "win rate", "95% CI", *report.outcomes, "rounds (won) mean", "median", "p90"]
+    rounds = shows_rounds(report)
+    header = ["variant", "deals", "win rate", "95% CI", *report.outcomes]
+    header += ["rounds (won) mean", "median", "p90"] if rounds else []
     if has_ref:
         header += ["published", "verdict"]
     out = []
@@ -223,8 +230,9 @@ def _display_rows(report: Report) -> tuple[list[str], list[list[str]]]:
         line = [
             r["variant"], f"{r['deals']:,}", _pct(r["win_rate"]), f"{_pct(r['ci95_low'])}..{_pct(r['ci95_high'])}",
             *[f"{r[f'n_{o}']:,}" for o in report.outcomes],
-            _num(r["rounds_won_mean"]), _num(r["rounds_won_median"]), _num(r["rounds_won_p90"]),
         ]
+        if rounds:
+            line += [_num(r["rounds_won_mean"]), _num(r["rounds_won_median"]), _num(r["rounds_won_p90"])]
         if has_ref:
             pub = ""
             if r["ref_win_rate"] is not None:

@@ -161,6 +161,14 @@ def test_solver_report_shows_nodes_and_seconds_and_unknown_bounds(solver_run):
                                "chart-differences"))
     assert "chart-rounds" not in page
     assert "unknown outcomes give bounds" in page and "unknown (baseline/variant)" in page
+    assert "rounds (won)" not in page  # a solver game has no stock passes: no columns of zeros
+    assert "rounds (won)" not in render_text_report(solver_run)
+
+
+def render_text_report(run_dir) -> str:
+    from pipeline.report import RENDERERS
+
+    return RENDERERS["markdown"](build_report(run_dir))
 
 
 def test_self_containment_check_catches_external_loads():
