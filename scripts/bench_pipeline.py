@@ -6,6 +6,11 @@
 3. The driver's peak memory (ru_maxrss of the driver process) for N/10 and N deals: it must stay under
    1 GiB and not grow with the number of deals.
 4. ``patience report`` over a synthetic 10,000,000-row run folder: target under 5 s (whole command).
+5. Ray's own CPU cost: a local instance started exactly as ``patience run`` starts it, two workers
+   warmed with an empty task, CPU-seconds of every process in the driver's tree read from /proc
+   before shut-down (so shut-down itself is not counted: a lower bound).  With E the engine's
+   time and R this cost, no schedule on 2 cores can finish in under (E + R) / 2, so the ratio of
+   (2) can never go below (E + R) / (2 E) whatever the pipeline does.
 
 Usage: .venv/bin/python scripts/bench_pipeline.py [--deals 1000000] [--report-rows 10000000] [--skip-run]
 The machine may be shared: the load average is printed beside the figures.
@@ -52,6 +57,45 @@ except SystemExit as exc:
 sys.stderr.write(f"BENCH code={code} seconds={time.perf_counter() - t:.3f} "
                  f"maxrss_kib={resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}\\n")
 """
+
+
+RAY_CPU_CHILD = """
+import logging, os, sys, time
+os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+t = time.perf_counter()
+import ray
+ray.init(address="local", num_cpus=2, include_dashboard=False, _node_ip_address="127.0.0.1",
+         logging_level=logging.WARNING, log_to_driver=False)
+ready = ray.get([ray.remote(num_cpus=1)(lambda: os.getpid()).remote() for _ in range(2)])
+wall = time.perf_counter() - t
+def cpu_tree(root):
+    parent, ticks = {}, {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                fields = open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            parent[int(entry)] = int(fields[1])
+            ticks[int(entry)] = int(fields[11]) + int(fields[12])
+    def under(pid):
+        while pid > 1:
+            if pid == root:
+                return True
+            pid = parent.get(pid, 0)
+        return False
+    return sum(v for p, v in ticks.items() if under(p)) / os.sysconf("SC_CLK_TCK"), sum(map(under, ticks))
+seconds, processes = cpu_tree(os.getpid())
+ray.shutdown()
+print(f"{seconds:.2f} {processes} {wall:.2f}")
+"""
+
+
+def ray_own_cpu() -> tuple[float, int, float]:
+    """CPU-seconds of Ray's processes (start-up and two warm workers), their number, and the wall time."""
+    out = subprocess.run([PY, "-c", RAY_CPU_CHILD], cwd=ROOT, check=True, capture_output=True, text=True)
+    seconds, processes, wall = out.stdout.split()
+    return float(seconds), int(processes), float(wall)
 
 
 def load() -> str:
@@ -153,6 +197,11 @@ def main() -> None:
             print(f"  of which playing (executor ready -> last unit written): {big['played']:.2f} s = "
                   f"{100 * big['played'] / t_engine:.0f}% of the engine alone; the rest ({big['wall'] - big['played']:.1f} s)"
                   " is Python and Ray start-up, Ray shut-down and the final report")
+            ray_cpu, processes, ray_wall = min(ray_own_cpu() for _ in range(max(args.repeat, 2)))
+            floor = (t_engine + ray_cpu) / (2 * t_engine)
+            print(f"Ray's own cost: {processes} processes, {ray_cpu:.2f} CPU-s to start and warm two workers "
+                  f"({ray_wall:.2f} s wall), shut-down not counted; so on 2 cores the ratio above can never go "
+                  f"below (engine + Ray) / (2 x engine) = {100 * floor:.0f}%")
             print(f"driver peak memory: {small['maxrss_mib']:.0f} MiB at {max(n // 10, 1):,} deals, "
                   f"{big['maxrss_mib']:.0f} MiB at {n:,} deals (target < 1024 MiB, flat)")
 
