@@ -50,9 +50,14 @@ class SerialExecutor:
                 raise UnitFailed(task.unit.key, f"{type(exc).__name__}: {exc}") from exc
 
 
-def _import_ray():
+def _import_ray(local: bool = False):
     # Must be set before ray is imported: a local Ray instance then binds 127.0.0.1 only.
     os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+    if local:
+        # Token authentication is what Ray turns on for a new local instance anyway; asking for it
+        # explicitly keeps it on and spares every run Ray's notice that it chose so.  Not set when
+        # joining a cluster, whose own mode must rule.
+        os.environ.setdefault("RAY_AUTH_MODE", "token")
     import ray
 
     return ray
@@ -71,7 +76,7 @@ class RayExecutor:
         self._remote = None
 
     def __enter__(self) -> RayExecutor:
-        ray = _import_ray()
+        ray = _import_ray(local=not self.address)
         if not ray.is_initialized():
             import logging
 

@@ -118,10 +118,17 @@ def run_study(
     fresh: bool = False,
     console: Console | None = None,
 ) -> RunOutcome:
-    console = console or Console(stderr=True)
+    if console is None:
+        console = Console(stderr=True)
+        if not console.is_terminal:  # a log file or a pipe: rich would assume 80 columns and wrap the bar
+            console.width = max(console.width, 120)
     fingerprint = study.fingerprint()
     action = check_out_dir(out_dir, fingerprint, study.fingerprint_fields(), fresh)  # BadInput: nothing written
     executor = make_executor(backend, address, num_cpus)  # BadInput for an unknown backend
+    units = plan_units(study)
+    finished = {u.key for u in units if action == "resume" and part_complete(out_dir, u.relpath, u.count, u.key)}
+    if len(finished) == len(units):  # rerunning a finished run: nothing to play, so start no backend
+        executor = make_executor("serial")
 
     try:  # before anything is written: a cluster that cannot be joined leaves no trace
         executor.__enter__()
@@ -129,13 +136,13 @@ def run_study(
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise RunFailed(f"cannot start the {backend} backend ({address or 'local'}): {first}") from None
     try:
-        return _run(study, out_dir, executor, action, fingerprint, backend, console)
+        return _run(study, out_dir, executor, action, fingerprint, backend, console, units, finished)
     finally:
         executor.__exit__(None, None, None)
 
 
 def _run(study: Study, out_dir: Path, executor, action: str, fingerprint: str, backend: str,
-         console: Console) -> RunOutcome:
+         console: Console, units: list[WorkUnit], finished: set[str]) -> RunOutcome:
     old: dict[str, Any] = {}
     if action == "resume":
         old = read_manifest(out_dir)
@@ -144,8 +151,6 @@ def _run(study: Study, out_dir: Path, executor, action: str, fingerprint: str, b
     out_dir.mkdir(parents=True, exist_ok=True)
     clear_tmp(out_dir)
 
-    units = plan_units(study)
-    finished = {u.key for u in units if action == "resume" and part_complete(out_dir, u.relpath, u.count, u.key)}
     old_units = {u.get("key"): u for u in old.get("units", [])}
     unit_state: dict[str, dict[str, Any]] = {}
     for u in units:
@@ -223,7 +228,8 @@ def _run(study: Study, out_dir: Path, executor, action: str, fingerprint: str, b
     )
     try:
         with progress:
-            manifest["executor"] = executor.describe()
+            # A rerun with nothing left to play keeps the record of the executor that played it.
+            manifest["executor"] = executor.describe() if todo or "executor" not in old else old["executor"]
             bar = progress.add_task(study.name, total=total_deals, completed=done_deals,
                                     units=f"{done_units}/{len(units)}")
             for summary in executor.map(tasks):

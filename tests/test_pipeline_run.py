@@ -163,6 +163,11 @@ def test_rerun_resumes_refuses_other_config_and_fresh_clears(pm_study, tmp_path,
     code, _, err = cli(["run", pm_study, "--backend", "serial", "--out", out], capsys)
     assert code == 0 and "0 units run, 6 already done" in err
     assert {p: p.stat().st_mtime_ns for p in out.glob("variant=*/*.parquet")} == mtimes
+    # Nothing left to play: no backend is started, so not even a cluster that cannot be reached matters,
+    # and the manifest keeps the executor that did the playing.
+    code, _, err = cli(["run", pm_study, "--backend", "ray", "--address", "127.0.0.1:9", "--out", out], capsys)
+    assert code == 0 and "0 units run, 6 already done" in err
+    assert json.loads((out / "run.json").read_text())["executor"]["backend"] == "serial"
     code, _, err = cli(["run", pm_study, "--backend", "serial", "--out", out, "--deals", "300"], capsys)
     assert code == 2 and "different config" in err and "--fresh" in err
     assert rows(out).equals(first)
