@@ -18,10 +18,20 @@ rules) a round is a pure function of the four cards dealt, and the kernel places
 them straight into the piles with all four heights packed in one register.
 Bottom-up gathers copy whole 64-bit words.
 
-Cycle detection is exact: the stock at the start of each pass (52 bytes, zero
-padded) is read as seven 64-bit words, hashed into a small open-addressing table,
-and a hit is confirmed word by word.  Only stocks of the current length are kept,
-since a stock can only repeat one of the same length.
+Cycle detection is exact and costs one comparison a pass.  The stock at the start
+of each pass (52 bytes, zero padded) is seven 64-bit words.  A stock can only
+repeat one of the same length, so each run of passes at one length (a phase) is
+a sequence x0, x1 = f(x0), ... of one deterministic map f, and Brent's algorithm
+finds its cycle: compare each stock with a checkpoint, and move the checkpoint
+to the current stock whenever the distance to it reaches the next power of two.
+The first match comes at exactly the cycle's length; the phase's stocks are kept
+(sequential stores, cheap), so the first stock that repeats an earlier one is
+then found by scanning them, and the game ends as if every stock had been looked
+up in a table.  Brent can see a cycle some passes after it began; those passes
+change nothing that is reported (a cycle has no discards), except at
+``max_rounds``, where a hash table over the phase's stocks settles it exactly.
+The phases are short (a few to a few dozen passes), so this beats hashing every
+stock, which cost about 40 ns a pass.
 """
 
 from __future__ import annotations
@@ -67,8 +77,7 @@ PRESETS: dict[str, dict] = {
     "pysolfc": {"discard": "pile_four", "cascade": True, "gather": "pile1_bottom_up"},
 }
 
-_HIST0 = 1024  # initial capacity of the per-game stock history (grows by doubling)
-_TABLE0 = 2048  # initial open-addressing table size (power of two, kept under half full)
+_HIST0 = 1024  # initial capacity of the phase's stock history (grows by doubling)
 _NONE = 255
 _B = 7  # piles[p, _B] holds a sentinel (16 + p); a pile's cards sit at _B+1 .. _B+h[p], 8-byte aligned
 
@@ -111,7 +120,7 @@ def _build_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 _CASCADE, _SNAP_MOVES, _SNAP_COUNT = _build_tables()
 
 
-def _build_destinations(snap_moves: np.ndarray, snap_count: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _build_destinations(snap_moves: np.ndarray, snap_count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Where each card of a round of four ends up after one snapshot round of single-card moves.
 
     Used when play is a pure function of each round of four (discard: dealt_four, cascade:
@@ -122,12 +131,12 @@ def _build_destinations(snap_moves: np.ndarray, snap_count: np.ndarray) -> tuple
     Indexed by mode = 2 * rightmost + right_to_left and by the 6-bit pattern of the cards *in
     dealing order*: ``dest[mode, pat, k]`` is the pile of the k-th card dealt plus 4 times its
     offset among the cards landing on that pile; ``grow[mode, pat]`` is the number of cards each
-    pile receives, packed one byte a pile, so the kernel keeps the four heights in one register;
-    ``nmoves[mode, pat]`` the moves the round makes.  Unsigned entries let the compiler drop negative-index checks from the hot loop.
+    pile receives, packed one byte a pile, so the kernel keeps the four heights in one register,
+    and in its sixth byte the moves the round makes (at most 3 a round, 39 a pass: no carry out).
+    Unsigned entries let the compiler drop negative-index checks from the hot loop.
     """
     dest = np.zeros((4, 64, 4), dtype=np.uint8)
     grow = np.zeros((4, 64), dtype=np.uint64)
-    nmoves = np.zeros((4, 64), dtype=np.int64)
     for rightmost in (0, 1):
         for right_to_left in (0, 1):
             mode = 2 * rightmost + right_to_left
@@ -148,12 +157,13 @@ def _build_destinations(snap_moves: np.ndarray, snap_count: np.ndarray) -> tuple
                     q = target[order[k]]
                     dest[mode, pat, k] = q + 4 * landed[q]
                     landed[q] += 1
-                grow[mode, pat] = sum(n << (8 * q) for q, n in enumerate(landed))
-                nmoves[mode, pat] = snap_count[rightmost, pile_pat]
-    return dest.reshape(-1), grow.reshape(-1), nmoves.reshape(-1)
+                moves = int(snap_count[rightmost, pile_pat])
+                grow[mode, pat] = sum(n << (8 * q) for q, n in enumerate(landed)) | (moves << _MOVES_SHIFT)
+    return dest.reshape(-1), grow.reshape(-1)
 
 
-_DEST, _GROW, _NMOVES = _build_destinations(_SNAP_MOVES, _SNAP_COUNT)
+_MOVES_SHIFT = 40  # where a round's moves sit in a _GROW entry
+_DEST, _GROW = _build_destinations(_SNAP_MOVES, _SNAP_COUNT)
 
 
 def _build_round_tables(dest: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -195,6 +205,46 @@ def _hash(words, base, n):
     for i in range(_WORDS):
         x ^= words[base + i] * _K[i]
     return mix(x)
+
+
+@nb.njit(cache=True)
+def _same_entry(hist, a, b):
+    ba = np.uint64(a) << np.uint64(3)
+    bb = np.uint64(b) << np.uint64(3)
+    for i in range(_WORDS):
+        if hist[ba + np.uint64(i)] != hist[bb + np.uint64(i)]:
+            return False
+    return True
+
+
+@nb.njit(cache=True)
+def _first_repeat(hist, nhist, period):
+    """Entries 0..nhist-1 hold a sequence whose last entry repeats the one ``period`` before it, ``period``
+    its least period: the index of the first entry that repeats an earlier one (mu + period)."""
+    for i in range(nhist - period):
+        if _same_entry(hist, i, i + period):
+            return i + period
+    return nhist - 1
+
+
+@nb.njit(cache=True)
+def _first_repeat_any(hist, nhist, n):
+    """The first entry that repeats an earlier one and the distance back to it, or (-1, 0): a hash table
+    over the whole history, used only when a game reaches max_rounds."""
+    size = 16
+    while size < 2 * nhist:
+        size *= 2
+    table = np.zeros(size, dtype=np.int64)
+    mask = np.uint64(size - 1)
+    for e in range(nhist):
+        slot = _hash(hist, 8 * e, n) & mask
+        while table[slot] != 0:
+            f = table[slot] - 1
+            if _same_entry(hist, f, e):
+                return e, e - f
+            slot = (slot + np.uint64(1)) & mask
+        table[slot] = e + 1
+    return -1, 0
 
 
 @nb.njit(cache=True, inline="always")
@@ -240,7 +290,7 @@ def _move(piles, h, t, src, dst, run_unit):
 
 @nb.njit(cache=True)
 def _play_batch(decks, pile_four, cascade, run_unit, rightmost, gather, right_to_left, max_rounds,
-                cascade_table, snap_moves, snap_count, pattern16, land, grow, nmoves,
+                cascade_table, snap_moves, snap_count, pattern16, land, grow,
                 out_outcome, out_rounds, out_moves, out_left, out_cycle):
     ndeals = decks.shape[0]
     # piles[p, _B] is a sentinel (16 + p) that matches no rank and no other pile; the cards sit above it,
@@ -253,12 +303,14 @@ def _play_batch(decks, pile_four, cascade, run_unit, rightmost, gather, right_to
     stock = np.zeros(8 * (_WORDS + 1), dtype=np.uint8)  # ranks; bytes past the stock's end stay zero
     words = stock.view(np.uint64)
     quads = stock.view(np.uint32)  # rounds of four cards
-    # The stocks seen at the start of passes since the stock last changed length: entry e (the stock of
-    # pass hist_first + e) is hist[8e .. 8e+6]; table maps a hash to e + 1 (0 = empty slot).
+    # The stocks seen at the start of passes since the stock last changed length (the phase): entry e,
+    # the stock of pass hist_first + e, is hist[8e .. 8e+6], and hmoves[e] the moves made before it.
     hist = np.zeros(8 * _HIST0, dtype=np.uint64)
-    hist_slot = np.zeros(_HIST0, dtype=np.int64)  # where each remembered stock sits in the table
-    table = np.zeros(_TABLE0, dtype=np.int32)
+    hmoves = np.zeros(_HIST0, dtype=np.int64)  # moves made before each remembered stock's pass
+    ck = np.zeros(_WORDS, dtype=np.uint64)  # Brent's checkpoint
     nhist = 0
+    power = 1
+    lam = 0
     side = 1 if rightmost else 0
     mode = np.uint64(2 * side + (1 if right_to_left else 0))
     by_round = not pile_four and not cascade and not run_unit
@@ -273,64 +325,63 @@ def _play_batch(decks, pile_four, cascade, run_unit, rightmost, gather, right_to
             t[p] = 16 + p
         moves = 0
         rounds = 0
-        hist_n = -1  # the stock length the history holds; -1 makes the first pass clear the last game's
+        hist_n = -1  # the stock length of the phase; -1 makes the first pass start a new one
         hist_first = 1
         outcome = CAPPED
         cycle_len = 0
         left = 52
         while True:
             # --- exact cycle detection on the stock at the start of the pass ---
-            if n != hist_n:  # a shorter stock cannot repeat a longer one: forget them (clearing only used slots)
-                for e in range(nhist):
-                    table[hist_slot[e]] = 0
-                nhist = 0
+            if n != hist_n:  # a new phase: a shorter stock cannot repeat a longer one, so start afresh
                 hist_n = n
                 hist_first = rounds + 1
-            mask = np.uint64(table.shape[0] - 1)
-            slot = _hash(words, 0, n) & mask
-            found = -1
-            while table[slot] != 0:
-                e = table[slot] - 1
-                base = np.uint64(e) << np.uint64(3)
+                nhist = 0
+                for i in range(_WORDS):
+                    ck[i] = words[i]
+                power = 1
+                lam = 0
+            else:
+                lam += 1
+            if nhist == hmoves.shape[0]:  # grow the history
+                nh = np.zeros(2 * hist.shape[0], dtype=np.uint64)
+                nh[: hist.shape[0]] = hist
+                hist = nh
+                nm = np.zeros(2 * nhist, dtype=np.int64)
+                nm[:nhist] = hmoves
+                hmoves = nm
+            base = np.uint64(nhist) << np.uint64(3)
+            for i in range(_WORDS):
+                hist[base + np.uint64(i)] = words[i]
+            hmoves[nhist] = moves
+            nhist += 1
+            first = -1  # phase index of the first stock that repeats an earlier one, if known yet
+            period = 0
+            if lam > 0:
                 same = True
                 for i in range(_WORDS):
-                    if hist[base + np.uint64(i)] != words[i]:
+                    if words[i] != ck[i]:
                         same = False
                         break
-                if same:
-                    found = e
-                    break
-                slot = (slot + np.uint64(1)) & mask
-            if found >= 0:
+                if same:  # Brent: lam is the cycle's length; the first repeat is found in the history
+                    period = lam
+                    first = _first_repeat(hist, nhist, period)
+                elif lam == power:
+                    for i in range(_WORDS):
+                        ck[i] = words[i]
+                    power *= 2
+                    lam = 0
+            if first < 0 and rounds == max_rounds:  # Brent may not have caught it yet: look the hard way
+                first, period = _first_repeat_any(hist, nhist, n)
+            if first >= 0:
                 outcome = CYCLE
-                cycle_len = rounds + 1 - (hist_first + found)
+                rounds = hist_first - 1 + first
+                moves = hmoves[first]
+                cycle_len = period
                 break
             if rounds == max_rounds:
                 outcome = CAPPED
                 break
             rounds += 1
-            if nhist == hist_slot.shape[0]:  # grow the history
-                nh = np.zeros(2 * hist.shape[0], dtype=np.uint64)
-                nh[: hist.shape[0]] = hist
-                hist = nh
-                nslot = np.zeros(2 * nhist, dtype=np.int64)
-                nslot[:nhist] = hist_slot
-                hist_slot = nslot
-            base = np.uint64(nhist) << np.uint64(3)
-            for i in range(_WORDS):
-                hist[base + np.uint64(i)] = words[i]
-            hist_slot[nhist] = slot
-            nhist += 1
-            table[slot] = nhist
-            if 2 * nhist > table.shape[0]:  # keep the table under half full
-                table = np.zeros(2 * table.shape[0], dtype=np.int32)
-                mask = np.uint64(table.shape[0] - 1)
-                for e in range(nhist):
-                    s = _hash(hist, 8 * e, n) & mask
-                    while table[s] != 0:
-                        s = (s + np.uint64(1)) & mask
-                    table[s] = e + 1
-                    hist_slot[e] = s
             # --- the pass ---
             won = False
             if by_round:  # play is a pure function of each round of four: table-driven, no moves to simulate
@@ -346,7 +397,6 @@ def _play_batch(decks, pile_four, cascade, run_unit, rightmost, gather, right_to
                             break
                         continue
                     row = (mode << np.uint64(6)) | pat
-                    moves += nmoves[row]
                     base = row << np.uint64(2)
                     e = np.uint64(land[base])
                     flat[(e & np.uint64(255)) + ((hh >> (e >> np.uint64(8))) & np.uint64(255))] = x & np.uint32(255)
@@ -357,6 +407,7 @@ def _play_batch(decks, pile_four, cascade, run_unit, rightmost, gather, right_to
                     e = np.uint64(land[base + np.uint64(3)])
                     flat[(e & np.uint64(255)) + ((hh >> (e >> np.uint64(8))) & np.uint64(255))] = x >> np.uint32(24)
                     hh += grow[row]
+                moves += np.int64(hh >> np.uint64(_MOVES_SHIFT))  # the pass's moves rode in the sixth byte
                 for p in range(4):
                     h[p] = np.int64((hh >> np.uint64(8 * p)) & np.uint64(255))
             else:
@@ -457,7 +508,7 @@ def play_batch(decks: np.ndarray, rules: PerpetualMotionRules) -> dict[str, np.n
         GATHERS.index(rules.gather),
         rules.deal_direction == "right_to_left",
         int(rules.max_rounds),
-        _CASCADE, _SNAP_MOVES, _SNAP_COUNT, _PATTERN16, _LAND, _GROW, _NMOVES,
+        _CASCADE, _SNAP_MOVES, _SNAP_COUNT, _PATTERN16, _LAND, _GROW,
         out["outcome"], out["rounds"], out["moves"], out["cards_left"], out["cycle_length"],
     )
     return out

@@ -67,6 +67,31 @@ def test_kernel_matches_reference_when_capped(preset, max_rounds):
     assert all(r["rounds"] <= max_rounds for r in kernel)
 
 
+@pytest.mark.parametrize("preset", ["clarke", "masten"])
+def test_a_cap_at_or_after_the_first_repeat_never_hides_the_cycle(preset):
+    """The kernel finds cycles with Brent's algorithm, which can see a cycle some passes after the
+    first repeat; a cap in that gap must still report the cycle, found the hard way.  For a game
+    whose stock first repeats at the start of pass R + 1 (``rounds`` = R): every cap >= R gives the
+    very same row, every cap below gives ``capped`` at the cap.  Caps run from R - 2 to well past
+    where Brent is sure to have seen the cycle (the next power of two beyond R, plus its length)."""
+    decks = seeded_deals(DECK_52, 7, 0, 400)
+    free = pm.play_batch(decks, GAME.rules(preset))
+    cycles = np.nonzero(free["outcome"] == OUTCOMES.index("cycle"))[0][:150]
+    checked = 0
+    for i in cycles:
+        r, lam = int(free["rounds"][i]), int(free["cycle_length"][i])
+        want = {c: int(free[c][i]) for c in COLUMNS}
+        for cap in range(max(1, r - 2), 2 * r + 2 * lam + 4):
+            got = pm.play_batch(decks[i : i + 1], GAME.rules(preset, {"max_rounds": cap}))
+            row = {c: int(got[c][0]) for c in COLUMNS}
+            if cap >= r:
+                assert row == want, (int(i), cap)
+                checked += 1
+            else:
+                assert row["outcome"] == OUTCOMES.index("capped") and row["rounds"] == cap, (int(i), cap)
+    assert checked > 1000
+
+
 # --- hand-made deals -------------------------------------------------------------
 
 
