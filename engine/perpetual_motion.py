@@ -470,15 +470,14 @@ def _play_batch(decks, pile_four, cascade, run_unit, rightmost, gather, right_to
                 hp = h[p]
                 if gather == 0 or gather == 1:  # bottom up: whole words, shifted into place
                     sh = np.uint64(8 * (n & 7))
+                    back = np.uint64(63) - sh  # (v >> 1) >> back is v >> (64 - sh), and 0 when sh is 0
                     wi = n >> 3
                     for i in range((hp + 7) >> 3):
-                        v = pile_words[8 * p + 1 + i]
-                        rest = hp - 8 * i
-                        if rest < 8:  # bytes above the top card are stale: drop them
-                            v &= (np.uint64(1) << np.uint64(8 * rest)) - np.uint64(1)
+                        # bytes above the top card are stale: keep min(8, hp - 8i) bytes
+                        keep = np.uint64(8 * max(8 - (hp - 8 * i), 0))
+                        v = pile_words[8 * p + 1 + i] & (np.uint64(0xFFFFFFFFFFFFFFFF) >> keep)
                         words[wi + i] |= v << sh
-                        if sh != 0:
-                            words[wi + i + 1] |= v >> (np.uint64(64) - sh)
+                        words[wi + i + 1] |= (v >> np.uint64(1)) >> back
                 else:  # top down: byte by byte
                     for i in range(hp):
                         stock[n + i] = piles[p, _B + hp - i]
