@@ -85,7 +85,7 @@ import numba as nb
 import numpy as np
 
 from engine.deals import batch_of_deals, read_only_uint8
-from engine.outcomes import OUTCOMES, UNKNOWN, UNSOLVABLE, WON
+from engine.outcomes import OUTCOMES, UNKNOWN, UNSOLVABLE, WON, SolverError
 from engine.reference import open_solitaire as ref
 from engine.registry import Column, PlayResult, new_columns
 
@@ -852,10 +852,6 @@ def reference_moves(deal_or_layout, ref_rules, codes: np.ndarray) -> list:
         ref.apply_move(layout, move)
         moves.append(move)
     return moves
-
-
-class SolverError(RuntimeError):
-    """The solver claimed a win the independent checker rejects: a bug, never a result."""
 
 
 def solve_one(deal: np.ndarray, rules: SolverRules, ref_rules, ws: Workspace | None = None) -> tuple[Solution, list]:

@@ -11,3 +11,7 @@ WON, CYCLE, BLOCKED, CAPPED, UNSOLVABLE, UNKNOWN = range(6)
 
 def outcome_name(code: int) -> str:
     return OUTCOMES[int(code)]
+
+
+class SolverError(RuntimeError):
+    """A solver claimed a win that the readable reference refuses to replay: a bug, never a result."""

@@ -5,6 +5,13 @@ record and presets, the extra per-deal columns it produces, a batch kernel
 ``play_batch(decks[n, ncards], rules) -> columns`` and ``play_one`` for a
 single deal (the readable reference, with a trace).  Modules are imported on
 first use, so asking for one game never compiles another's kernels.
+
+Games with a solver (``strategy: solver``, or the open games, which have only
+the solver) also give ``check_solution(deal, rules, text)``: the readable
+reference replays a stored ``solution`` text from the deal and says why it is
+refused, or None when every move is legal and every card is gone.  The solver
+path calls it on every win it reports, and ``patience verify`` on every stored
+solution of a run.
 """
 
 from __future__ import annotations
@@ -66,6 +73,9 @@ class GameSpec:
     play_one: Callable[[np.ndarray, Any, bool], PlayResult]
     outcomes: tuple[str, ...]  # the outcomes this game can produce
     deal_sources: frozenset[str] = frozenset({"seeded", "file"})  # plus "microsoft" for FreeCell's family
+    # check_solution(deal uint8[ncards], rules, solution text) -> None if the reference replays it to a win,
+    # else why not; None for games with no solver
+    check_solution: Callable[[np.ndarray, Any, str], str | None] | None = None
 
     @property
     def ncards(self) -> int:
@@ -79,13 +89,21 @@ class GameSpec:
         return resolve_rules(self.rules_type, self.presets, preset, overrides)
 
     def columns(self) -> dict[str, str]:
-        return {name: str(a.dtype) for name, a in new_columns(0, self.extra_columns).items()}
+        """Column name -> dtype name (numpy's, or ``"string"``) of what ``play_batch`` returns."""
+        return dict(COMMON_COLUMNS, **{c.name: c.dtype for c in self.extra_columns})
 
 
 def new_columns(n: int, extra_columns: tuple[Column, ...]) -> dict[str, np.ndarray]:
-    """Zeroed output arrays for ``n`` deals: the common columns and a game's own, with their dtypes."""
+    """Output arrays for ``n`` deals: the common columns and a game's own, zeros (or ``""`` for a string column)."""
     dtypes = dict(COMMON_COLUMNS, **{c.name: c.dtype for c in extra_columns})
-    return {name: np.zeros(n, dtype=dtype) for name, dtype in dtypes.items()}
+    return {name: np.full(n, "", dtype=object) if dtype == "string" else np.zeros(n, dtype=dtype)
+            for name, dtype in dtypes.items()}
+
+
+def uses_solver(rules: Any) -> bool:
+    """Does a search choose the moves under these rules?  True for ``strategy: solver`` and for games with no
+    ``strategy`` switch (the open games have only the solver)."""
+    return getattr(rules, "strategy", "solver") == "solver"
 
 
 def game_names() -> list[str]:

@@ -69,7 +69,10 @@ def to_table(game: GameSpec, deal: np.ndarray, columns: dict[str, np.ndarray], m
         values = np.asarray(columns[name])
         if values.shape != codes.shape:
             raise ValueError(f"{game.name}: column {name!r} has shape {values.shape}, expected {codes.shape}")
-        arrays[name] = pa.array(values.astype(dtype, copy=False), type=pa.from_numpy_dtype(np.dtype(dtype)))
+        if dtype == "string":
+            arrays[name] = pa.array(values.tolist(), type=pa.string())
+        else:
+            arrays[name] = pa.array(values.astype(dtype, copy=False), type=pa.from_numpy_dtype(np.dtype(dtype)))
     table = pa.table(arrays)
     return table.replace_schema_metadata({k.encode(): v.encode() for k, v in metadata.items()})
 
