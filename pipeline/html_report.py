@@ -155,14 +155,21 @@ def chart_outcomes(report: Report, numbers: dict[str, int] | None = None) -> str
 
 
 def distribution_metrics(lf: pl.LazyFrame) -> list[tuple[str, str, bool]]:
-    """(column, axis label with unit, log scale) to show: solver games by their columns, others by rounds."""
+    """(column, axis label with unit, log scale) to show: ``rounds`` where the game has stock passes, and a
+    solver's ``nodes`` and ``seconds`` where a search ran (Amazons and Perpetual Motion have both under
+    ``strategy: solver``; their fixed strategies leave the solver columns at zero)."""
     cols = lf.collect_schema().names()
-    if "nodes" in cols:
-        out = [("nodes", "positions the solver expanded (count, log scale)", True)]
+    wanted = [c for c in ("rounds", "nodes") if c in cols]
+    peaks = lf.select(pl.col(c).max() for c in wanted).collect().row(0) if wanted else ()
+    peak = dict(zip(wanted, peaks))
+    out = []
+    if (peak.get("rounds") or 0) > 0:
+        out.append(("rounds", "rounds (passes through the stock)", False))
+    if (peak.get("nodes") or 0) > 0:
+        out.append(("nodes", "positions the solver expanded (count, log scale)", True))
         if "seconds" in cols:
             out.append(("seconds", "solver time per deal (seconds, log scale)", True))
-        return out
-    return [("rounds", "rounds (passes through the stock)", False)]
+    return out or [("rounds", "rounds (passes through the stock)", False)]
 
 
 def _box_stats(lf: pl.LazyFrame, column: str, variants: list[str]) -> dict[tuple[str, bool], dict[str, float]]:
