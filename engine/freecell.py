@@ -12,7 +12,7 @@ import numpy as np
 
 from engine.bakers_game import BakersGameRules, reference_rules, solver_rules
 from engine.cards import DECK_52
-from engine.open_solitaire import BUILD_ALTERNATE, SOLVER_COLUMNS, play_batch_with, play_one_with
+from engine.open_solitaire import BUILD_ALTERNATE, SOLVER_COLUMNS, check_solution_with, play_batch_with, play_one_with
 from engine.outcomes import OUTCOMES, UNKNOWN, UNSOLVABLE, WON
 from engine.registry import GameSpec, PlayResult
 
@@ -35,6 +35,11 @@ def play_one(deal: np.ndarray, rules: FreeCellRules, trace: bool = False) -> Pla
     return play_one_with(deal, solver_rules(rules, BUILD_ALTERNATE), reference_rules(rules, "alternate"), trace)
 
 
+def check_solution(deal: np.ndarray, rules: FreeCellRules, text: str) -> str | None:
+    """Replay solution text (fc-solve notation) from the deal with the reference: None if it wins, else why not."""
+    return check_solution_with(reference_rules(rules, "alternate"), deal, text)
+
+
 GAME = GameSpec(
     name="freecell",
     title="FreeCell",
@@ -45,6 +50,7 @@ GAME = GameSpec(
     extra_columns=SOLVER_COLUMNS,
     play_batch=play_batch,
     play_one=play_one,
+    check_solution=check_solution,
     outcomes=tuple(OUTCOMES[c] for c in (WON, UNSOLVABLE, UNKNOWN)),
     deal_sources=frozenset({"seeded", "file", "microsoft"}),
 )

@@ -74,6 +74,13 @@ Moves are recorded by cards, not column numbers (columns are reordered by the
 canonical form): ``code = head * 64 + target`` where head is the moved card
 (the deepest card of a run) and target is the card it goes onto, or one of
 ``TO_EMPTY`` (an empty column), ``TO_CELL``, ``TO_FOUNDATION``.
+
+The stored solution is text, not codes: the codes are located in the
+reference's layout (columns in their dealt order, the first free cell, the
+first empty column) and written in fc-solve's standard notation
+(``engine/reference/open_solitaire.py`` describes it), e.g. ``3h 1a a5 54``.
+Every win goes solution codes -> text -> parse -> reference checker before it
+is reported, so the text in the ``solution`` column is itself what was proven.
 """
 
 from __future__ import annotations
@@ -832,6 +839,8 @@ def make_position(columns: list[list[int]], cells: list[int], foundations: list[
 SOLVER_COLUMNS = (
     Column("nodes", "int64", "positions the solver expanded"),
     Column("seconds", "float64", "time the solver took for this deal (not reproducible: depends on the machine)"),
+    Column("solution", "string", "the winning line in fc-solve's standard notation (columns 1-8, cells a-g and k, "
+           "foundation h; e.g. '3h 1a a5 54v3'), safe foundation moves included; empty when not won"),
 )
 
 
@@ -854,29 +863,50 @@ def reference_moves(deal_or_layout, ref_rules, codes: np.ndarray) -> list:
     return moves
 
 
-def solve_one(deal: np.ndarray, rules: SolverRules, ref_rules, ws: Workspace | None = None) -> tuple[Solution, list]:
-    """Solve one deal; for a win, the solution as reference moves, replayed and accepted by the checker."""
+def solution_text(deal, ref_rules, codes: np.ndarray) -> str:
+    """The solver's card codes as solution text (located in the reference's layout of the deal)."""
+    deal = [int(c) for c in deal]
+    return ref.format_solution(deal, ref_rules, reference_moves(deal, ref_rules, codes))
+
+
+def solve_one(deal: np.ndarray, rules: SolverRules, ref_rules, ws: Workspace | None = None) -> tuple[Solution, str]:
+    """Solve one deal; for a win, its solution text, which the checker has parsed and replayed to the end."""
     sol = solve_deal(deal, rules, ws)
-    moves: list = []
+    text = ""
     if sol.outcome == WON:
-        moves = reference_moves([int(c) for c in deal], ref_rules, sol.codes)
-        why = ref.check_solution([int(c) for c in deal], ref_rules, moves)
+        try:
+            text = solution_text(deal, ref_rules, sol.codes)
+        except Exception as exc:  # noqa: BLE001 - a card the layout does not hold: a solver bug
+            raise SolverError(f"solver's solution cannot be located in the layout: {exc}") from None
+        why = ref.check_solution_text([int(c) for c in deal], ref_rules, text)
         if why is not None:
             raise SolverError(f"solver's solution rejected by the checker: {why}")
-    return sol, moves
+    return sol, text
 
 
-def row_of(sol: Solution, moves: list) -> dict:
+def row_of(sol: Solution, text: str) -> dict:
     won = sol.outcome == WON
     return {
         "outcome": OUTCOMES[sol.outcome],
         "won": won,
         "rounds": 0,
-        "moves": len(moves) if won else 0,
+        "moves": len(text.split()) if won else 0,
         "cards_left": 0 if won else 52 - sol.best_foundation,
         "nodes": sol.nodes,
         "seconds": sol.seconds,
+        "solution": text,
     }
+
+
+def check_solution_with(ref_rules, deal: np.ndarray, text: str) -> str | None:
+    """``GameSpec.check_solution`` of the open games: the reference parses and replays ``text`` from the deal."""
+    try:
+        cards = [int(c) for c in np.asarray(deal).reshape(-1)]
+    except (TypeError, ValueError) as exc:
+        return f"the deal cannot be read ({exc})"
+    if sorted(cards) != list(range(52)):
+        return "the deal is not the 52 cards of the deck"
+    return ref.check_solution_text(cards, ref_rules, text)
 
 
 def play_batch_with(decks: np.ndarray, rules: SolverRules, ref_rules) -> dict[str, np.ndarray]:
@@ -885,10 +915,10 @@ def play_batch_with(decks: np.ndarray, rules: SolverRules, ref_rules) -> dict[st
     out = new_columns(decks.shape[0], SOLVER_COLUMNS)  # rounds stay 0: no stock passes
     ws = Workspace()
     for g in range(decks.shape[0]):
-        sol, moves = solve_one(decks[g], rules, ref_rules, ws)
-        row = row_of(sol, moves)
+        sol, text = solve_one(decks[g], rules, ref_rules, ws)
+        row = row_of(sol, text)
         out["outcome"][g] = sol.outcome
-        for k in ("moves", "cards_left", "nodes", "seconds"):
+        for k in ("moves", "cards_left", "nodes", "seconds", "solution"):
             out[k][g] = row[k]
     return out
 
@@ -896,14 +926,15 @@ def play_batch_with(decks: np.ndarray, rules: SolverRules, ref_rules) -> dict[st
 def play_one_with(deal: np.ndarray, rules: SolverRules, ref_rules, trace: bool):
     """One deal: the solver's verdict, and with ``trace`` the layout and the checked solution in words."""
     deal = read_only_uint8(np.asarray(deal))
-    sol, moves = solve_one(deal, rules, ref_rules)
-    row = row_of(sol, moves)
+    sol, text = solve_one(deal, rules, ref_rules)
+    row = row_of(sol, text)
     lines: list[str] = []
     if trace:
         layout = ref.deal_layout([int(c) for c in deal], ref_rules)
         lines += ref.layout_lines(layout)
-        for k, move in enumerate(moves, start=1):
-            lines.append(f"{k:4d}. {ref.describe(layout, move)}")
+        for k, token in enumerate(text.split(), start=1):
+            move = ref.parse_move(token, layout, ref_rules)  # the text was checked: every token is a legal move
+            lines.append(f"{k:4d}. {token:<5} {ref.describe(layout, move)}")
             ref.apply_move(layout, move)
         verdict = {WON: "won", UNSOLVABLE: "unsolvable (exhaustive search)", UNKNOWN: "unknown (max_nodes reached)"}
         lines.append(f"{verdict[sol.outcome]}: {row['moves']} moves, {sol.nodes} positions expanded, {sol.seconds:.3f} s")

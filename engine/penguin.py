@@ -22,6 +22,7 @@ from engine.open_solitaire import (
     LAYOUT_PENGUIN,
     SOLVER_COLUMNS,
     SolverRules,
+    check_solution_with,
     play_batch_with,
     play_one_with,
 )
@@ -76,6 +77,11 @@ def play_one(deal: np.ndarray, rules: PenguinRules, trace: bool = False) -> Play
     return play_one_with(deal, solver_rules(rules), reference_rules(rules), trace)
 
 
+def check_solution(deal: np.ndarray, rules: PenguinRules, text: str) -> str | None:
+    """Replay solution text (fc-solve notation) from the deal with the reference: None if it wins, else why not."""
+    return check_solution_with(reference_rules(rules), deal, text)
+
+
 GAME = GameSpec(
     name="penguin",
     title="Penguin",
@@ -87,5 +93,6 @@ GAME = GameSpec(
     extra_columns=SOLVER_COLUMNS,
     play_batch=play_batch,
     play_one=play_one,
+    check_solution=check_solution,
     outcomes=tuple(OUTCOMES[c] for c in (WON, UNSOLVABLE, UNKNOWN)),
 )

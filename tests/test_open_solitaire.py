@@ -156,7 +156,13 @@ def test_complex_solvable_fixture_is_replayed_by_the_checker(game, deal):
     rules = get_game(game).rules()
     srules = mod.solver_rules(rules, osol.BUILD_ALTERNATE) if game == "freecell" else mod.solver_rules(rules)
     rrules = mod.reference_rules(rules, "alternate") if game == "freecell" else mod.reference_rules(rules)
-    sol, moves = osol.solve_one(deal, srules, rrules)
+    sol, text = osol.solve_one(deal, srules, rrules)
+    assert text == res.row["solution"]
+    layout = ref.deal_layout(list(deal), rrules)
+    moves = []
+    for token in text.split():
+        moves.append(ref.parse_move(token, layout, rrules))
+        ref.apply_move(layout, moves[-1])
     assert len(moves) == res.row["moves"] > 52
     assert ref.check_solution(list(deal), rrules, moves) is None
     # the checker is not a rubber stamp: drop one move, or alter one, and it objects
@@ -348,12 +354,12 @@ def test_play_batch_columns_and_agreement_with_play_one(game):
     rules = g.rules(overrides={"cells": 2} if game != "penguin" else {"cells": 3})
     decks = seeded_deals(DECK_52, 99, 0, 12)
     out = g.play_batch(decks, rules)
-    assert {k: str(v.dtype) for k, v in out.items()} == g.columns()
+    assert {k: str(v.dtype) for k, v in out.items()} == {k: "object" if v == "string" else v for k, v in g.columns().items()}
     assert (out["rounds"] == 0).all()
     for i in range(len(decks)):
         row = g.play_one(decks[i], rules, False).row
         assert row["outcome"] == OUTCOMES[out["outcome"][i]]
-        for k in ("moves", "cards_left", "nodes"):
+        for k in ("moves", "cards_left", "nodes", "solution"):
             assert row[k] == out[k][i]
     assert set(np.unique(out["outcome"])) <= {WON, UNSOLVABLE, UNKNOWN}
 
@@ -369,3 +375,150 @@ def test_deal_sources_and_switch_bounds():
         get_game("penguin").rules(overrides={"empty_column": "kings"})
     with pytest.raises(RuleError, match="empty_column"):
         get_game("freecell").rules(overrides={"empty_column": "beak_minus_one"})
+
+
+# --- the solution notation (fc-solve's standard notation) ------------------------------------------
+
+
+def _rules_pair(game: str, **overrides):
+    g = get_game(game)
+    rules = g.rules(overrides=overrides)
+    mod = __import__(f"engine.{game}", fromlist=["reference_rules"])
+    rrules = mod.reference_rules(rules, "alternate") if game == "freecell" else mod.reference_rules(rules)
+    return g, rules, rrules
+
+
+def _moves_of(text: str, deal, rrules) -> list:
+    """Parse solution text token by token in the reference's layout (legality is the checker's business)."""
+    layout = ref.deal_layout(list(deal), rrules)
+    moves = []
+    for token in text.split():
+        move = ref.parse_move(token, layout, rrules)
+        assert isinstance(move, ref.Move), (token, move)
+        moves.append(move)
+        ref.apply_move(layout, move)
+    return moves
+
+
+# Rule sets that exercise every kind of token: cells, runs into empty columns (v counts), no cells.
+NOTATION_CASES = [
+    ("penguin", {}), ("penguin", {"sequence_move": "limited", "empty_column": "any"}), ("penguin", {"cells": 8}),
+    ("bakers_game", {}), ("bakers_game", {"cells": 6, "sequence_move": "unlimited"}),
+    ("freecell", {}), ("freecell", {"cells": 2, "empty_column": "kings"}),
+]
+
+
+@pytest.mark.parametrize("game,overrides", NOTATION_CASES)
+def test_solution_text_round_trips_and_is_accepted(game, overrides):
+    """Solver codes -> text -> moves -> checker accepts, and moves -> text gives the same text back."""
+    g, rules, rrules = _rules_pair(game, **overrides)
+    decks = seeded_deals(DECK_52, 31, 0, 30)
+    out = g.play_batch(decks, rules)
+    seen = set()
+    wins = 0
+    for deal, code, text, moves_count in zip(decks, out["outcome"], out["solution"], out["moves"]):
+        if code != WON:
+            assert text == ""
+            continue
+        wins += 1
+        tokens = text.split()
+        assert " ".join(tokens) == text and len(tokens) == moves_count  # single spaces, one token per move
+        moves = _moves_of(text, deal, rrules)
+        assert ref.check_solution(list(deal), rrules, moves) is None
+        assert ref.format_solution(list(deal), rrules, moves) == text
+        assert g.check_solution(deal, rules, text) is None
+        for t in tokens:
+            seen.add("v" if "v" in t else "h" if t.endswith("h") else "cell" if any(ch.isalpha() for ch in t)
+                     else "columns")
+    assert wins >= 10
+    assert {"h", "columns"} <= seen
+    if rules.cells:
+        assert "cell" in seen
+
+
+def test_notation_writes_run_counts_into_empty_columns_only():
+    """fc-solve -snx: a run into an empty column carries v + its count in hex; onto a card the count is implied."""
+    counted = implied = 0
+    for game, overrides in NOTATION_CASES:
+        g, rules, rrules = _rules_pair(game, **overrides)
+        decks = seeded_deals(DECK_52, 32, 0, 12)
+        out = g.play_batch(decks, rules)
+        for deal, text in zip(decks, out["solution"]):
+            layout = ref.deal_layout(list(deal), rrules)
+            for token in text.split():
+                move = ref.parse_move(token, layout, rrules)
+                if move.source == "column" and move.target == "column":
+                    into_empty = not layout.columns[move.target_index]
+                    assert ("v" in token) == (into_empty and move.count > 1), (token, move)
+                    if "v" in token:
+                        assert int(token.split("v")[1], 16) == move.count
+                        counted += 1
+                    elif move.count > 1:
+                        implied += 1
+                ref.apply_move(layout, move)
+    assert counted > 0 and implied > 0, (counted, implied)
+
+
+def test_cell_letters_follow_fc_solve():
+    assert [ref.cell_letter(j) for j in range(8)] == list("abcdefgk")
+    assert [ref.cell_of_letter(ref.cell_letter(j)) for j in range(8)] == list(range(8))
+    assert [ref.cell_of_letter(x) for x in "hijlz"] == [None] * 5
+    rrules = ref.Rules("eight_columns", "alternate", 8, False, "limited", "any")
+    layout = ref.deal_layout(list(microsoft_deal(1)), rrules)
+    assert ref.parse_move("1k", layout, rrules) == ref.Move("column", 0, 1, "cell", 7)
+    assert ref.parse_move("kh", layout, rrules) == ref.Move("cell", 7, 1, "foundation")
+    assert ref.parse_move("a3", layout, rrules) == ref.Move("cell", 0, 1, "column", 2)
+    assert ref.parse_move("12va", layout, rrules) == ref.Move("column", 0, 10, "column", 1)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_check_solution_refuses_corrupted_text_with_a_reason(game):
+    g, rules, rrules = _rules_pair(game)
+    for deal in seeded_deals(DECK_52, 33, 0, 8):  # the first won deal (one at a time: some deals are slow)
+        out = g.play_batch(deal[None, :], rules)
+        if out["outcome"][0] == WON:
+            break
+    tokens = out["solution"][0].split()
+    assert g.check_solution(deal, rules, " ".join(tokens)) is None
+    # two neighbouring moves swapped: some swaps commute (still a win), the first that does not is refused
+    # at the swap or later, and never before it
+    refused = 0
+    for j in range(len(tokens) - 1):
+        if tokens[j] == tokens[j + 1]:
+            continue
+        swapped = tokens[:j] + [tokens[j + 1], tokens[j]] + tokens[j + 2:]
+        why = g.check_solution(deal, rules, " ".join(swapped))
+        if why is not None:
+            assert int(why.split()[1]) >= j + 1, (j, why)
+            refused += 1
+            if refused == 3:
+                break
+    assert refused == 3
+    why = g.check_solution(deal, rules, " ".join(tokens[:-1]))
+    assert why == f"after {len(tokens) - 1} moves only 51 cards are on the foundations"
+    assert "only" in g.check_solution(deal, rules, "")
+    ncols = 7 if game == "penguin" else 8
+    bad = {
+        "zz": "is not a source", "3x": "is not a destination", "hh": "is not a source", "3hv2": "count",
+        "a": "is not a move", "ab": "cell 1 holds no card", "3H": "is not a move", f"{ncols + 1}h": f"no column {ncols + 1}", "0h": "is not a move",
+        "3h;1a": "is not a move", "54v0": "moves no card",
+    }
+    for text, expected in bad.items():
+        why = g.check_solution(deal, rules, text + " " + " ".join(tokens))
+        assert why is not None and why.startswith("move 1") and expected in why, (text, why)
+    # a token changed in the middle of the line is caught where it stops being legal
+    mid = len(tokens) // 2
+    wrong = tokens[:mid] + [tokens[mid] + "v7" if tokens[mid][1].isdigit() and tokens[mid][0].isdigit() else "1h"]
+    assert g.check_solution(deal, rules, " ".join(wrong + tokens[mid + 1:])) is not None
+    assert g.check_solution(deal, rules, None) is not None  # not text: a reason, not an exception
+    assert g.check_solution(deal[:51], rules, " ".join(tokens)) is not None
+
+
+def test_the_solver_path_proves_the_stored_text(monkeypatch):
+    """A win is reported only if the text itself replays: corrupt the writer and the solver path objects."""
+    g, rules, _ = _rules_pair("penguin")
+    decks = seeded_deals(DECK_52, 34, 0, 3)
+    real = ref.format_solution
+    monkeypatch.setattr(ref, "format_solution", lambda *a: " ".join(real(*a).split()[:-1]))
+    with pytest.raises(osol.SolverError, match="rejected by the checker"):
+        g.play_batch(decks, rules)

@@ -26,10 +26,36 @@ The rules (switches in brackets):
 * An empty column takes [empty_column] anything (`any`), only a run headed by
   the top rank (`kings`; Penguin's `beak_minus_one`: rank base-1), or nothing.
 * Won when all 52 cards are on the foundations.
+
+Solution notation (the ``solution`` column; :func:`format_solution` writes it,
+:func:`check_solution_text` replays it).  It is fc-solve's *extended standard
+notation* (``fc-solve -m -snx``; PySolFC's FreeCell Solver hints use the same
+standard notation): one token per move, separated by single spaces, each token
+a source then a destination:
+
+* columns ``1``..``8`` (Penguin ``1``..``7``), numbered as the deal lays them
+  out (column 1 holds the first card dealt; in Penguin, the beak);
+* cells ``a``..``g`` for cells 1..7 and ``k`` for cell 8 (fc-solve skips
+  ``h``, ``i``, ``j`` after ``g``, so ``h`` is never a cell);
+* ``h`` the foundation (destination only; the card goes to its suit's pile).
+
+So ``3h`` plays column 3's top card to its foundation, ``ah`` cell a's card,
+``1a`` column 1's top card to cell a, ``a5`` cell a's card onto column 5, and
+``54`` moves from column 5 onto column 4.  A move of several cards between
+columns is written as fc-solve writes it: onto a non-empty column the count is
+left out, because exactly one card of the run at the top of the source builds
+on the target's top card (a run's cards have distinct ranks) and the move
+takes it and every card above it; into an empty column the count follows a
+``v`` in hexadecimal (``54v3``: three cards; ``54`` alone is one card), as in
+fc-solve.  The one difference from fc-solve's output: cells are numbered as
+the reference fills them (a card goes to the first free cell, a run to the
+first empty column), and the safe automatic foundation moves the solver makes
+are written out as ordinary moves (``3h``), so a replay has no hidden steps.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -343,3 +369,111 @@ def layout_lines(layout: Layout) -> list[str]:
     for p in range(depth):
         lines.append(" ".join(f"{format_card(c[p]):>3}" if p < len(c) else "   " for c in layout.columns))
     return lines
+
+
+# --- the solution notation (module docstring) -------------------------------------
+
+FOUNDATION_LETTER = "h"
+_TOKEN = re.compile(r"^([1-9a-z])([1-9a-z])(?:v([0-9a-f]+))?$")
+
+
+def cell_letter(j: int) -> str:
+    """fc-solve's letter for cell ``j`` (0-based): a..g, then k (h is the foundation)."""
+    return chr(ord("a") + (j if j < 7 else j + 3))
+
+
+def cell_of_letter(letter: str) -> int | None:
+    """The cell index a letter names (a..g, k), or None (``h``, ``i``, ``j`` and letters past ``k`` name no
+    cell: a game has at most 8 cells)."""
+    k = ord(letter) - ord("a")
+    if 0 <= k < 7:
+        return k
+    if k == 10:
+        return 7
+    return None
+
+
+def implied_count(layout: Layout, source_index: int, target_index: int, rules: Rules) -> int:
+    """How many cards a column-to-column move without a count takes: down to the topmost card of the source
+    that builds on the target's top card (1 when the target is empty or no card builds on it)."""
+    src = layout.columns[source_index] if 0 <= source_index < len(layout.columns) else []
+    dst = layout.columns[target_index] if 0 <= target_index < len(layout.columns) else []
+    if not dst:
+        return 1
+    for depth in range(1, len(src) + 1):
+        if builds_on(src[-depth], dst[-1], layout, rules):
+            return depth
+    return 1
+
+
+def move_token(layout: Layout, move: Move, rules: Rules) -> str:
+    """The notation of one move, made in ``layout`` (before the move)."""
+    src = str(move.source_index + 1) if move.source == "column" else cell_letter(move.source_index)
+    if move.target == "foundation":
+        return src + FOUNDATION_LETTER
+    if move.target == "cell":
+        return src + cell_letter(move.target_index)
+    token = src + str(move.target_index + 1)
+    if move.source == "column" and move.count != implied_count(layout, move.source_index, move.target_index, rules):
+        token += f"v{move.count:x}"
+    return token
+
+
+def format_solution(deal_or_layout, rules: Rules, moves: Sequence[Move]) -> str:
+    """Moves (legal, from the deal or a layout) as solution text: tokens separated by single spaces."""
+    layout = deal_or_layout.copy() if isinstance(deal_or_layout, Layout) else deal_layout(deal_or_layout, rules)
+    tokens = []
+    for k, move in enumerate(moves):
+        tokens.append(move_token(layout, move, rules))
+        if k < len(moves) - 1:  # the last move is not needed afterwards (and may be one the checker refuses)
+            apply_move(layout, move)
+    return " ".join(tokens)
+
+
+def parse_move(token: str, layout: Layout, rules: Rules) -> Move | str:
+    """The move a token names in ``layout``, or why the token is not a move.  Legality is not judged here."""
+    m = _TOKEN.match(token)
+    if m is None:
+        return f"{token!r} is not a move (allowed: e.g. 3h, ah, 1a, a5, 54, 54v3)"
+    s, d, count = m.groups()
+    if s.isdigit():
+        source, source_index = "column", int(s) - 1
+    else:
+        j = cell_of_letter(s)
+        if j is None:
+            return f"{token!r}: {s!r} is not a source (allowed: a column 1-{rules.ncols} or a cell letter)"
+        source, source_index = "cell", j
+    if count is not None and not (source == "column" and d.isdigit()):
+        return f"{token!r}: a count (v...) is written only for a move between columns"
+    if d == FOUNDATION_LETTER:
+        return Move(source, source_index, 1, "foundation")
+    if not d.isdigit():
+        j = cell_of_letter(d)
+        if j is None:
+            return f"{token!r}: {d!r} is not a destination (allowed: a column, a cell letter, h)"
+        return Move(source, source_index, 1, "cell", j)
+    target_index = int(d) - 1
+    if source == "cell":
+        return Move(source, source_index, 1, "column", target_index)
+    n = int(count, 16) if count is not None else implied_count(layout, source_index, target_index, rules)
+    return Move(source, source_index, n, "column", target_index)
+
+
+def check_solution_text(deal: Sequence[int] | Layout, rules: Rules, text: str) -> str | None:
+    """Parse solution text and replay it from the deal (or a layout): None if every move is legal and
+    the game ends won, else the reason (a token that is not a move is a reason too, never an exception)."""
+    if not isinstance(text, str):
+        return f"the solution is {type(text).__name__}, not text"
+    layout = deal.copy() if isinstance(deal, Layout) else deal_layout(deal, rules)
+    tokens = text.split()
+    for k, token in enumerate(tokens, start=1):
+        move = parse_move(token, layout, rules)
+        if isinstance(move, str):
+            return f"move {k}: {move}"
+        why = illegal_reason(layout, move, rules)
+        if why is not None:
+            return f"move {k} ({token}): {why}"
+        apply_move(layout, move)
+    if not layout.won():
+        return f"after {len(tokens)} moves only {sum(layout.foundations)} cards are on the foundations"
+    return None
