@@ -1,4 +1,4 @@
-"""The ``patience`` command (DESIGN section 5): run, report, query, compare, plan, validate, games, play.
+"""The ``patience`` command (DESIGN section 5): run, report, query, compare, plan, validate, verify, games, play.
 
 Exit codes: 0 success, 1 a run that failed at work, 2 bad input.  Bad input
 is reported as one line on stderr (``patience: error: ...``) naming the file
@@ -273,6 +273,41 @@ def plan(
 
     typer.echo(plan_text(parse_rate_option("--p", p), parse_rate_option("--halfwidth", halfwidth),
                          parse_rate_option("--discordance", discordance)), nl=False)
+
+
+# --- verify ---------------------------------------------------------------------------------------
+
+
+@app.command()
+@_handled
+def verify(
+    run_dir: Annotated[Path, typer.Argument(help="a results folder written by `patience run`")],
+    show: Annotated[str, typer.Option("--show", metavar="INT", help="refusals and part problems listed (the rest are counted)")] = "20",
+) -> None:
+    """Check every part against the manifest and replay every stored solution with the reference; exit 1 if any fails."""
+    from pipeline.verify import render, verify_run
+
+    limit = _int_opt("--show", show, 0)
+    bar = None
+    if sys.stderr.isatty():
+        from rich.console import Console
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+        bar = Progress(TextColumn("verify"), BarColumn(), TextColumn("{task.completed}/{task.total} units"),
+                       TimeElapsedColumn(), console=Console(stderr=True), transient=True)
+    if bar is None:
+        result = verify_run(run_dir, show=limit)
+    else:
+        with bar:
+            task = bar.add_task("verify", total=None)
+
+            def step(done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total)
+
+            result = verify_run(run_dir, show=limit, on_unit=step)
+    typer.echo(render(result), nl=False)
+    if not result.ok:
+        raise typer.Exit(1)
 
 
 # --- games / play --------------------------------------------------------------------------------

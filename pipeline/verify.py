@@ -1,0 +1,307 @@
+"""``patience verify RUN_DIR``: re-check a finished run from its manifest alone (DESIGN sections 5 and 6).
+
+Two checks, one work unit at a time (one part file in memory at once, so a run
+of millions of rows verifies in flat memory):
+
+1. **Parts against the plan.**  The units are planned again from the config
+   the manifest records (deal source, batch size, variants), exactly as
+   ``patience run`` planned them.  Each unit's part must exist, hold its
+   ``count`` rows and its unit key in the footer (what resume trusts, see
+   :func:`pipeline.store.part_complete`), and its ``deal`` column must be the
+   unit's deal indices in order.  A part file that no unit names is a problem
+   too (reports would count its rows).
+2. **Solutions replayed.**  The unit's deals are generated again from the
+   manifest (seeded, deals file or Microsoft numbers, by the worker's own
+   :func:`pipeline.unit.make_decks`), and every stored ``solution`` of a
+   variant whose rules use a solver (:func:`engine.registry.uses_solver`) is
+   replayed by the game's ``check_solution`` (the readable reference) with the
+   variant's resolved rules.  A ``won`` row with no solution is refused, and so
+   is a solution stored for a deal that is not won.  Rows of fixed-strategy
+   variants carry no solution and are not replayed.
+
+Exit codes (pipeline.cli): 0 every part present and every solution confirmed;
+1 a part missing or wrong, or a solution refused; 2 not a run folder (or one
+whose deals cannot be regenerated).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+
+from engine.deals import parse_number_ranges
+from engine.registry import GameSpec, get_game, uses_solver
+from engine.rules import RuleError
+from pipeline.config import DealSource, _read_deals_lines, _Where
+from pipeline.errors import BadInput
+from pipeline.plan import WorkUnit, make_task, plan_units
+from pipeline.store import MANIFEST, PARTS_GLOB, read_manifest
+from pipeline.unit import make_decks
+
+DEFAULT_SHOW = 20  # refusals and part problems listed; the rest are counted
+
+
+@dataclass
+class Refusal:
+    variant: str
+    deal: int
+    reason: str
+
+
+@dataclass
+class Verification:
+    """What ``verify_run`` found.  Counts are complete; the lists hold at most ``show`` entries each."""
+
+    run_dir: Path
+    game: str
+    status: str  # the manifest's run status
+    replayable: bool  # the game has check_solution
+    solver_variants: list[str]  # variants whose solutions are replayed
+    units: int = 0
+    units_ok: int = 0
+    part_problems: list[str] = field(default_factory=list)
+    part_problem_count: int = 0
+    confirmed: dict[str, int] = field(default_factory=dict)  # variant -> wins whose solution replayed
+    refused: dict[str, int] = field(default_factory=dict)  # variant -> refused rows
+    refusals: list[Refusal] = field(default_factory=list)
+    fixed_wins: dict[str, int] = field(default_factory=dict)  # wins of fixed-strategy variants (not replayed)
+    seconds: float = 0.0
+    show: int = DEFAULT_SHOW
+
+    @property
+    def ok(self) -> bool:
+        return self.part_problem_count == 0 and sum(self.refused.values()) == 0
+
+    def part_problem(self, text: str) -> None:
+        self.part_problem_count += 1
+        if len(self.part_problems) < self.show:
+            self.part_problems.append(text)
+
+    def refuse(self, variant: str, deal: int, reason: str) -> None:
+        self.refused[variant] = self.refused.get(variant, 0) + 1
+        if len(self.refusals) < self.show:
+            self.refusals.append(Refusal(variant, deal, reason))
+
+
+# --- rebuilding the run from its manifest --------------------------------------------------------
+
+
+def _bad(run_dir: Path, problem: str) -> BadInput:
+    return BadInput(f"{run_dir / MANIFEST}: {problem}; allowed: a run.json written by `patience run`")
+
+
+def _deal_source(run_dir: Path, game: GameSpec, src: Any) -> DealSource:
+    """The run's deal source, rebuilt from the manifest (a deals file is read again and must be unchanged)."""
+    if not isinstance(src, dict) or "kind" not in src:
+        raise _bad(run_dir, "config.deal_source is missing")
+    kind = src["kind"]
+    try:
+        count = int(src["deals"])
+        if kind == "seeded":
+            return DealSource(kind="seeded", count=count, seed=int(src["seed"]))
+        if kind == "microsoft":
+            numbers = np.asarray(parse_number_ranges(src["microsoft_deals"]), dtype=np.int64)
+            return DealSource(kind="microsoft", count=len(numbers), ranges=src["microsoft_deals"], numbers=numbers)
+        if kind == "file":
+            path = Path(src["deals_file"])
+            lines = _read_deals_lines(path, game, _Where(f"deals file of the run ({run_dir / MANIFEST})", {}))
+            digest = hashlib.sha256("\n".join(lines).encode()).hexdigest()
+            if digest != src.get("sha256"):
+                raise BadInput(f"deals file {path}: changed since the run (its sha256 differs from the manifest's); "
+                               "allowed: the deals file the run played, unchanged")
+            return DealSource(kind="file", count=len(lines), path=str(path), sha256=digest, lines=tuple(lines))
+    except (KeyError, TypeError, ValueError) as exc:
+        if isinstance(exc, BadInput):
+            raise
+        raise _bad(run_dir, f"config.deal_source {src!r} cannot be read ({type(exc).__name__}: {exc})") from None
+    raise _bad(run_dir, f"config.deal_source.kind {kind!r} is not known")
+
+
+def _study_of(run_dir: Path, manifest: dict[str, Any]) -> SimpleNamespace:
+    """Enough of the run's Study to plan its units and make its deals again (pipeline.plan, pipeline.unit)."""
+    try:
+        game = get_game(manifest["game"])
+    except KeyError:
+        raise _bad(run_dir, "it names no game") from None
+    except RuleError as exc:
+        raise _bad(run_dir, str(exc)) from None
+    except Exception as exc:  # noqa: BLE001 - a game module that does not import: say which, in one line
+        raise BadInput(f"{run_dir / MANIFEST}: game {manifest.get('game')!r} cannot be loaded "
+                       f"({type(exc).__name__}: {exc}); allowed: a run of a game this installation can play") from None
+    config = manifest.get("config")
+    if not isinstance(config, dict) or not isinstance(config.get("variants"), dict):
+        raise _bad(run_dir, "config.variants is missing")
+    variants = {}
+    for name, body in config["variants"].items():
+        try:
+            rules = game.rules(None, body["rules"])
+        except (KeyError, TypeError) as exc:
+            raise _bad(run_dir, f"variant {name!r} has no resolved rules ({exc})") from None
+        except RuleError as exc:
+            raise _bad(run_dir, f"variant {name!r}: {exc}") from None
+        variants[name] = SimpleNamespace(name=name, rules=rules)
+    batch_size = config.get("batch_size")
+    if not isinstance(batch_size, int) or batch_size < 1:
+        raise _bad(run_dir, f"config.batch_size {batch_size!r} is not a positive integer")
+    source = _deal_source(run_dir, game, config.get("deal_source"))
+    return SimpleNamespace(name=manifest.get("study", "?"), game=game, source=source, batch_size=batch_size,
+                           variants=variants)
+
+
+# --- checking ------------------------------------------------------------------------------------
+
+
+def _read_part(run_dir: Path, unit: WorkUnit, v: Verification, wanted: list[str]):
+    """The unit's table (only ``wanted`` columns that exist), or None after recording what is wrong."""
+    import pyarrow.parquet as pq
+
+    path = run_dir / unit.relpath
+    if not path.is_file():
+        v.part_problem(f"{unit.relpath}: missing")
+        return None
+    try:
+        pf = pq.ParquetFile(path)
+        meta = pf.metadata
+        key = (meta.metadata or {}).get(b"patience.unit", b"").decode()
+        if meta.num_rows != unit.count:
+            v.part_problem(f"{unit.relpath}: {meta.num_rows} rows, the unit has {unit.count}")
+            return None
+        if key != unit.key:
+            v.part_problem(f"{unit.relpath}: its footer names unit {key or '(none)'!r}, not {unit.key!r}")
+            return None
+        names = set(pf.schema_arrow.names)
+        table = pf.read(columns=[c for c in wanted if c in names])
+    except Exception as exc:  # noqa: BLE001 - any unreadable file is a broken part
+        v.part_problem(f"{unit.relpath}: cannot be read ({type(exc).__name__}: {exc})")
+        return None
+    for col in ("deal", "outcome"):
+        if col not in names:
+            v.part_problem(f"{unit.relpath}: no {col!r} column")
+            return None
+    return table
+
+
+def verify_run(run_dir: Path, show: int = DEFAULT_SHOW,
+               on_unit: Callable[[int, int], None] | None = None) -> Verification:
+    """Check every part of a run against its plan and replay every stored solution; see the module docstring.
+
+    ``on_unit(done, total)`` is called before each unit (for a progress bar).  BadInput when ``run_dir`` is
+    not a run folder or its deals cannot be made again.
+    """
+    t0 = time.perf_counter()
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        raise BadInput(f"{run_dir}: no such folder; allowed: a results folder written by `patience run`")
+    manifest = read_manifest(run_dir)
+    if not isinstance(manifest, dict):
+        raise _bad(run_dir, "it is not a JSON object")
+    study = _study_of(run_dir, manifest)
+    game: GameSpec = study.game
+    replayable = game.check_solution is not None
+    solver_variants = [n for n, var in study.variants.items() if replayable and uses_solver(var.rules)]
+    v = Verification(run_dir=run_dir, game=game.name, status=str(manifest.get("status", "?")),
+                     replayable=replayable, solver_variants=solver_variants, show=show)
+    v.confirmed = dict.fromkeys(solver_variants, 0)
+    v.refused = dict.fromkeys(solver_variants, 0)
+
+    units = plan_units(study)
+    v.units = len(units)
+    listed = manifest.get("units")
+    if isinstance(listed, list) and listed:
+        planned = {u.key for u in units}
+        keys = {u.get("key") for u in listed if isinstance(u, dict)}
+        if keys != planned:
+            v.part_problem(f"the manifest lists {len(keys - planned)} units its config does not plan and "
+                           f"misses {len(planned - keys)} that it does")
+    expected_files = {u.relpath for u in units}
+    for path in sorted(run_dir.glob(PARTS_GLOB)):
+        rel = path.relative_to(run_dir).as_posix()
+        if rel not in expected_files:
+            v.part_problem(f"{rel}: a part no unit of the run names (reports would count its rows)")
+
+    wanted = ["deal", "outcome", "solution"]
+    decks_at: tuple[int, np.ndarray, np.ndarray] | None = None  # the last chunk's deals (its variants share them)
+    for done, unit in enumerate(units):
+        if on_unit is not None:
+            on_unit(done, len(units))
+        table = _read_part(run_dir, unit, v, wanted)
+        if table is None:
+            continue
+        deal = table.column("deal").to_numpy()
+        task = make_task(study, unit, str(run_dir), {})
+        if decks_at is None or decks_at[0] != unit.position:
+            decks, indices = make_decks(game, task)
+            decks_at = (unit.position, decks, indices)
+        _, decks, indices = decks_at
+        if not np.array_equal(deal, indices):
+            v.part_problem(f"{unit.relpath}: its deal column is not the unit's deals {unit.first}..{unit.last} in order")
+            continue
+        v.units_ok += 1
+        outcome = table.column("outcome").to_pylist()
+        won = [o == "won" for o in outcome]
+        if unit.variant not in v.confirmed:  # no replay: a fixed strategy, or a game with no solutions
+            v.fixed_wins[unit.variant] = v.fixed_wins.get(unit.variant, 0) + sum(won)
+            continue
+        if "solution" not in table.column_names:
+            v.part_problem(f"{unit.relpath}: no 'solution' column ({sum(won)} wins cannot be replayed)")
+            for i in np.flatnonzero(won):
+                v.refuse(unit.variant, int(deal[i]), "won, but the part has no solution column")
+            continue
+        rules = study.variants[unit.variant].rules
+        solution = table.column("solution").to_pylist()
+        for i in range(unit.count):
+            text = solution[i] or ""
+            if not won[i]:
+                if text:
+                    v.refuse(unit.variant, int(deal[i]), f"a solution is stored for a deal that is not won ({outcome[i]})")
+                continue
+            if not text.strip():
+                v.refuse(unit.variant, int(deal[i]), "won, but no solution is stored")
+                continue
+            try:
+                why = game.check_solution(decks[i], rules, text)
+            except Exception as exc:  # noqa: BLE001 - a checker must answer with a reason; say what it raised
+                why = f"the checker raised {type(exc).__name__}: {exc}"
+            if why is None:
+                v.confirmed[unit.variant] += 1
+            else:
+                v.refuse(unit.variant, int(deal[i]), why)
+    v.seconds = time.perf_counter() - t0
+    return v
+
+
+def render(v: Verification) -> str:
+    """The verification as text: what was checked, what was confirmed, every problem (up to ``show``)."""
+    lines = [f"{v.run_dir}: {v.game}, run {v.status}; {v.units} work units, {v.units_ok} parts complete and in order"]
+    if v.part_problem_count:
+        lines.append(f"part problems: {v.part_problem_count}")
+        lines += [f"  {p}" for p in v.part_problems]
+        if v.part_problem_count > len(v.part_problems):
+            lines.append(f"  ... and {v.part_problem_count - len(v.part_problems)} more")
+    if not v.replayable:
+        lines.append(f"{v.game} stores no solutions: nothing to replay")
+    elif not v.solver_variants:
+        lines.append("no variant uses the solver (strategy: solver): nothing to replay")
+    if v.fixed_wins and v.replayable:
+        lines.append("fixed-strategy variants (no solutions, not replayed): "
+                     + ", ".join(f"{n} {w:,} wins" for n, w in v.fixed_wins.items()))
+    for name in v.solver_variants:
+        refused = v.refused.get(name, 0)
+        lines.append(f"  {name}: {v.confirmed[name]:,} wins confirmed" + (f", {refused:,} refused" if refused else ""))
+    if v.solver_variants:
+        total_refused = sum(v.refused.values())
+        lines.append(f"solutions replayed by the reference: {sum(v.confirmed.values()):,} wins confirmed, "
+                     f"{total_refused:,} refused, in {v.seconds:.1f} s")
+        for r in v.refusals:
+            lines.append(f"  refused: variant {r.variant}, deal {r.deal}: {r.reason}")
+        if total_refused > len(v.refusals):
+            lines.append(f"  ... and {total_refused - len(v.refusals):,} more refused")
+    lines.append("verified: all well" if v.ok else "verification FAILED")
+    return "\n".join(lines) + "\n"
