@@ -339,19 +339,20 @@ def card_move(layout: Layout, head: int, target: int | str) -> Move:
 
 
 def describe(layout: Layout, move: Move) -> str:
-    """A move in words, e.g. "run 9S..6S from column 2 to column 5" (1-based numbers)."""
+    """A move in words, e.g. "run 9S..6S from column 2 to column 5" (1-based numbers, cell letters as in the
+    solution notation)."""
     if move.source == "column":
         col = layout.columns[move.source_index]
         cards = col[len(col) - move.count:]
         where = f"from column {move.source_index + 1}"
     else:
         cards = [layout.cells[move.source_index]]
-        where = "from cell"
+        where = f"from cell {cell_letter(move.source_index)}"
     what = format_card(cards[0]) if len(cards) == 1 else f"run {format_card(cards[0])}..{format_card(cards[-1])}"
     if move.target == "foundation":
         return f"{what} to foundation"
     if move.target == "cell":
-        return f"{what} {where} to cell"
+        return f"{what} {where} to cell {cell_letter(move.target_index)}"
     return f"{what} {where} to column {move.target_index + 1}"
 
 
