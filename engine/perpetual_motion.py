@@ -36,6 +36,7 @@ stock, which cost about 40 ns a pass.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numba as nb
@@ -43,11 +44,12 @@ import numpy as np
 
 from engine.cards import DECK_52
 from engine.deals import batch_of_deals, mix
-from engine.outcomes import CAPPED, CYCLE, OUTCOMES, WON
+from engine.outcomes import CAPPED, CYCLE, OUTCOMES, UNKNOWN, UNSOLVABLE, WON, SolverError
 from engine.reference import perpetual_motion as reference
 from engine.reference.events import play_one_by
-from engine.registry import Column, GameSpec, new_columns
-from engine.rules import switch
+from engine import perpetual_motion_solver as solver
+from engine.registry import Column, GameSpec, PlayResult, new_columns
+from engine.rules import RuleError, switch
 
 GATHERS = ("pile4_bottom_up", "pile1_bottom_up", "pile1_top_down", "pile4_top_down")
 
@@ -60,15 +62,35 @@ class PerpetualMotionRules:
         "pile_four: also a pile whose top four cards share a rank",
         choices=("dealt_four", "pile_four"),
     )
-    cascade: bool = switch(False, "false: one round of moves judged on the tops after the deal; true: move until no move is left")
+    cascade: bool = switch(
+        False,
+        "false: one round of moves judged on the tops after the deal; true: move until no move is left "
+        "(forced play only: no effect under strategy: solver)",
+    )
     move_unit: str = switch("card", "card: move the top card; run: move the whole run of equal rank on top", choices=("card", "run"))
     direction: str = switch(
-        "leftmost", "which way cards move: onto the leftmost or the rightmost pile showing the same rank",
-        choices=("leftmost", "rightmost"),
+        "leftmost",
+        "forced: onto the leftmost or the rightmost pile showing the same rank; solver: onto any such pile on "
+        "that side; any (solver only): onto any other such pile",
+        choices=("leftmost", "rightmost", "any"),
     )
     gather: str = switch("pile4_bottom_up", "order in which the piles become the new stock (first listed is dealt first)", choices=GATHERS)
     deal_direction: str = switch("left_to_right", "order in which each round of four is dealt to the piles", choices=("left_to_right", "right_to_left"))
-    max_rounds: int = switch(100000, "passes through the stock before a game is stopped as capped", lo=1, hi=2**31 - 1)
+    max_rounds: int = switch(100000, "passes through the stock before a game is stopped as capped (solver: the longest line searched)",
+                             lo=1, hi=2**31 - 1)
+    strategy: str = switch(
+        "forced",
+        "forced: the automaton (every move made as cascade and direction say; a repeated stock loses); "
+        "solver: free play, a search over every choice of moves for a win",
+        choices=("forced", "solver"),
+    )
+    max_nodes: int = switch(solver.MAX_NODES_DEFAULT, "solver: stocks the search may store before it answers unknown",
+                            lo=1, hi=solver.MAX_NODES_HI)
+
+    def __post_init__(self) -> None:
+        if self.direction == "any" and self.strategy != "solver":
+            raise RuleError("switch 'direction': value 'any' needs strategy: solver; "
+                            "with strategy: forced, allowed: leftmost, rightmost")
 
 
 PRESETS: dict[str, dict] = {
@@ -491,13 +513,21 @@ def _play_batch(decks, pile_four, cascade, run_unit, rightmost, gather, right_to
         out_cycle[g] = cycle_len
 
 
-EXTRA_COLUMNS = (Column("cycle_length", "int32", "passes in the cycle the game fell into; 0 unless cycle"),)
+EXTRA_COLUMNS = (
+    Column("cycle_length", "int32", "passes in the cycle the game fell into; 0 unless cycle"),
+    Column("nodes", "int64", "solver: start-of-pass stocks the search expanded (0 under forced)"),
+    Column("seconds", "float64", "solver: search time for the deal (not reproducible: depends on the machine)"),
+    Column("rounds_optimal", "bool", "solver: true when the search proved no solution has fewer passes"),
+    Column("solution", "string", "solver: the winning line in the notation of engine/reference/perpetual_motion.py; "
+           "empty unless won"),
+)
 
 
-def play_batch(decks: np.ndarray, rules: PerpetualMotionRules) -> dict[str, np.ndarray]:
-    """Play every deal of ``decks`` (uint8[n, 52]) under ``rules``; one array per output column."""
-    decks = batch_of_deals(decks, 52)
-    out = new_columns(decks.shape[0], EXTRA_COLUMNS)
+def _forced_rules(rules: PerpetualMotionRules) -> PerpetualMotionRules:
+    return dataclasses.replace(rules, strategy="forced")
+
+
+def _play_forced(decks: np.ndarray, rules: PerpetualMotionRules, out: dict[str, np.ndarray]) -> None:
     _play_batch(
         decks,
         rules.discard == "pile_four",
@@ -510,22 +540,110 @@ def play_batch(decks: np.ndarray, rules: PerpetualMotionRules) -> dict[str, np.n
         _CASCADE, _SNAP_MOVES, _SNAP_COUNT, _PATTERN16, _LAND, _GROW,
         out["outcome"], out["rounds"], out["moves"], out["cards_left"], out["cycle_length"],
     )
+
+
+def solve_one(deal: np.ndarray, rules: PerpetualMotionRules, ws: solver.Workspace | None = None,
+              forced: tuple[int, int, int] | None = None) -> solver.Solved:
+    """Free play on one deal: the solver's verdict, every win replayed by the reference (SolverError if refused).
+
+    ``forced``: (won, rounds, cards_left) of the forced automaton on the same deal and switches, when the caller
+    already has it (play_batch plays all deals forced first, in one kernel call)."""
+    deal = np.asarray(deal, dtype=np.uint8)
+    ws = ws or solver.Workspace()
+    cards = [int(c) for c in deal]
+    line = None
+    if rules.direction != "any":
+        if forced is None:
+            one = new_columns(1, EXTRA_COLUMNS[:1])
+            _play_forced(batch_of_deals(deal[None, :], 52), rules, one)
+            forced = (int(one["outcome"][0]) == WON, int(one["rounds"][0]), int(one["cards_left"][0]))
+        if forced[0]:
+            if rules.discard == "pile_four" and not rules.cascade:
+                # snapshot moves with pile_four: the forced line may not be a free line (solver docstring)
+                line = reference.forced_solution(cards, _forced_rules(rules))
+                if line is not None and reference.check_solution(cards, rules, line) is not None:
+                    line = None
+            else:  # a free line by construction (solver docstring); recorded only if the search needs it
+                def line() -> str | None:
+                    return reference.forced_solution(cards, _forced_rules(rules))
+    result = solver.solve(deal, rules, ws, forced, line)
+    if result.code == WON:
+        why = reference.check_solution(cards, rules, result.solution)
+        if why is not None:
+            raise SolverError(f"perpetual_motion solver's solution refused by the reference: {why}")
+    return result
+
+
+def play_batch(decks: np.ndarray, rules: PerpetualMotionRules) -> dict[str, np.ndarray]:
+    """Play every deal of ``decks`` (uint8[n, 52]) under ``rules``; one array per output column."""
+    decks = batch_of_deals(decks, 52)
+    out = new_columns(decks.shape[0], EXTRA_COLUMNS)
+    if rules.strategy == "forced":
+        _play_forced(decks, rules, out)
+        return out
+    forced = None
+    if rules.direction != "any":
+        forced = new_columns(decks.shape[0], EXTRA_COLUMNS[:1])
+        _play_forced(decks, rules, forced)
+    ws = solver.Workspace()
+    for g in range(decks.shape[0]):
+        f = None if forced is None else (int(forced["outcome"][g]) == WON, int(forced["rounds"][g]),
+                                         int(forced["cards_left"][g]))
+        r = solve_one(decks[g], rules, ws, f)
+        out["outcome"][g] = r.code
+        out["rounds"][g] = r.rounds
+        out["moves"][g] = r.moves
+        out["cards_left"][g] = r.cards_left
+        out["nodes"][g] = r.nodes
+        out["seconds"][g] = r.seconds
+        out["rounds_optimal"][g] = r.rounds_optimal
+        out["solution"][g] = r.solution
     return out
 
 
-play_one = play_one_by(reference)
+_play_one_forced = play_one_by(reference)
+
+
+def play_one(deal: np.ndarray, rules: PerpetualMotionRules, trace: bool = False) -> PlayResult:
+    """One deal: forced play by the readable reference, or the solver's verdict with its solution replayed
+    pass by pass by the reference."""
+    if rules.strategy == "forced":
+        result = _play_one_forced(deal, rules, trace)
+        row = dict(result.row, nodes=0, seconds=0.0, rounds_optimal=False, solution="")
+        return PlayResult(row=row, trace=result.trace)
+    r = solve_one(np.asarray(deal, dtype=np.uint8), rules)
+    row = {"outcome": OUTCOMES[r.code], "won": r.code == WON, "rounds": r.rounds, "moves": r.moves,
+           "cards_left": r.cards_left, "cycle_length": 0, "nodes": r.nodes, "seconds": r.seconds,
+           "rounds_optimal": r.rounds_optimal, "solution": r.solution}
+    lines: list[str] = []
+    if trace:
+        if r.code == WON:
+            lines += reference.solution_trace([int(c) for c in deal], rules, r.solution)
+            lines.append(f"solution: {r.solution}")
+        verdict = {WON: "won", UNSOLVABLE: "unsolvable (every line of play searched)",
+                   UNKNOWN: "unknown (max_nodes or max_rounds reached)"}[r.code]
+        proof = ", fewest passes proven" if r.rounds_optimal else ""
+        lines.append(f"{verdict}: {r.rounds} passes, {r.moves} moves{proof}; {r.nodes} stocks expanded, {r.seconds:.3f} s")
+    return PlayResult(row=row, trace=lines)
+
+
+def check_solution(deal: np.ndarray, rules: PerpetualMotionRules, text: str) -> str | None:
+    """None if the reference replays ``text`` from ``deal`` to a win under free play; else why not."""
+    return reference.check_solution([int(c) for c in deal], rules, text)
 
 
 GAME = GameSpec(
     name="perpetual_motion",
     title="Perpetual Motion (Narcotic, Idiot's Delight)",
     doc="Deal four piles from the stock, discard fours of a rank, move equal ranks onto each other, "
-    "gather the piles and go again, until every card is gone or the stock repeats.",
+    "gather the piles and go again, until every card is gone or the stock repeats.  strategy: solver "
+    "searches free play (any sequence of legal moves after each deal) for a win.",
     deck=DECK_52,
     rules_type=PerpetualMotionRules,
     presets=PRESETS,
     extra_columns=EXTRA_COLUMNS,
     play_batch=play_batch,
     play_one=play_one,
-    outcomes=tuple(OUTCOMES[c] for c in (WON, CYCLE, CAPPED)),
+    outcomes=tuple(OUTCOMES[c] for c in (WON, CYCLE, CAPPED, UNSOLVABLE, UNKNOWN)),
+    check_solution=check_solution,
 )

@@ -246,3 +246,265 @@ def trace_lines(result: Outcome) -> list[str]:
         elif e.kind == "capped":
             lines.append(f"capped after {d['rounds']} passes")
     return lines
+
+
+# =====================================================================================
+# Free play (``strategy: solver``)
+# =====================================================================================
+#
+# FREE_PLAY_RULES below is the reading of issue 10 that this module, the solver in
+# engine/perpetual_motion_solver.py and the notation share (the solver's docstring
+# repeats it word for word).
+
+FREE_PLAY_RULES = """\
+Free play (strategy: solver).  A pass deals the stock four cards at a time, in
+deal_direction order, as under forced play.  After each deal of four:
+  1. if the four cards just dealt share a rank they are discarded (both discard
+     values); otherwise, with discard: pile_four, every pile whose top four cards
+     share a rank loses them;
+  2. the player may make any sequence of legal moves, each optional (none at all
+     is allowed), also right after a discard of the four dealt cards.  A move
+     takes the top card of a pile (with move_unit: run, the whole run of equal
+     rank on top) onto another, non-empty pile whose top card has the same rank
+     and that lies on the side direction names: leftmost, any pile to its left;
+     rightmost, any pile to its right; any, any other pile.  With discard:
+     pile_four, the target pile then loses its top four cards if they share a
+     rank.
+The game is won the moment every card has been discarded.  When the stock is
+empty the piles are gathered in gather order into the new stock, as under forced
+play.  cascade describes the forced automaton and has no effect here.  There is
+no cycle rule: a player may play on after a stock repeats; the search treats a
+repeated stock as a position already seen.  The solution's passes are counted in
+rounds (the winning pass included) and its moves in moves.
+
+Solution notation.  Passes are separated by " / ".  A pass is the list of its
+rounds (deals of four), in order, separated by ","; a round is the moves made
+after that deal, each written as two digits, source pile then target pile
+(piles 1..4 from the left), with no separator: "21" moves pile 2's top card (or
+run) onto pile 1, "3141" moves pile 3's then pile 4's onto pile 1.  Trailing
+rounds without moves are left out, and a pass with no move at all is written
+"-".  Example: "-, / 21,,43 / 3141" is not valid (a lone "-" stands for a whole
+pass), while "- / 21,,43 / ,3141" is: no move in pass 1; in pass 2, pile 2 onto
+pile 1 after the first deal and pile 4 onto pile 3 after the third; in pass 3,
+piles 3 and 4 onto pile 1 after the second deal.  The solution ends with the
+pass in which the last cards are discarded, and lists no move after that.
+"""
+
+
+def free_targets(rules: Any, p: int) -> list[int]:
+    """The piles a card on pile p may move to under free play (any of them; order irrelevant)."""
+    if rules.direction == "leftmost":
+        return list(range(0, p))
+    if rules.direction == "rightmost":
+        return list(range(p + 1, 4))
+    return [q for q in range(4) if q != p]
+
+
+def free_moves(t: Table) -> list[tuple[int, int]]:
+    """Every legal free move (source, target) at the current tops."""
+    out = []
+    for p in range(4):
+        r = t.top_rank(p)
+        if r is None:
+            continue
+        for q in free_targets(t.rules, p):
+            if t.top_rank(q) == r:
+                out.append((p, q))
+    return out
+
+
+class SolutionError(ValueError):
+    """A solution text that is malformed or makes an illegal move."""
+
+
+def parse_solution(text: str) -> list[list[list[tuple[int, int]]]]:
+    """Solution text -> passes -> rounds -> moves (source, target), 0-based piles."""
+    text = text.strip()
+    if not text:
+        raise SolutionError("empty solution")
+    passes = []
+    for k, chunk in enumerate(text.split(" / "), start=1):
+        chunk = chunk.strip()
+        if chunk == "-":
+            passes.append([])
+            continue
+        if not chunk:
+            raise SolutionError(f"pass {k} is empty (write '-' for a pass with no move)")
+        rounds = []
+        for j, field in enumerate(chunk.split(","), start=1):
+            if len(field) % 2 or any(ch not in "1234" for ch in field):
+                raise SolutionError(f"pass {k}, round {j}: {field!r} is not a list of two-digit moves (piles 1-4)")
+            rounds.append([(int(field[i]) - 1, int(field[i + 1]) - 1) for i in range(0, len(field), 2)])
+        passes.append(rounds)
+    return passes
+
+
+def format_solution(passes: Sequence[Sequence[Sequence[tuple[int, int]]]]) -> str:
+    """passes -> rounds -> moves (0-based) -> solution text (trailing move-less rounds dropped)."""
+    out = []
+    for rounds in passes:
+        fields = ["".join(f"{s + 1}{d + 1}" for s, d in moves) for moves in rounds]
+        while fields and not fields[-1]:
+            fields.pop()
+        out.append(",".join(fields) if fields else "-")
+    return " / ".join(out)
+
+
+@dataclass
+class Replay:
+    """What replaying a solution gave: refused (``error``) or won, with its counts and events."""
+
+    error: str | None
+    rounds: int
+    moves: int
+    cards_left: int
+    events: list[Event]
+
+
+def _deal_and_discard(t: Table) -> None:
+    """Deal four; discard them if they share a rank, else (pile_four) check every pile."""
+    t.deal_four()
+    if not t.discard_dealt_four_if_same_rank() and t.rules.discard == "pile_four":
+        for p in range(4):
+            t.discard_pile_four_if_same_rank(p)
+
+
+def replay(deal: Sequence[int], rules: Any, text: str, record: bool = False) -> Replay:
+    """Replay a free-play solution from the deal, judging every move by the free-play rules."""
+    t = Table(deal, rules, record)
+    try:
+        passes = parse_solution(text)
+    except SolutionError as e:
+        return Replay(str(e), 0, 0, t.cards_left(), t.events)
+    for k, rounds in enumerate(passes, start=1):
+        if record:
+            t.log("pass", number=k, stock=list(t.stock))
+        nrounds = len(t.stock) // 4
+        if len(rounds) > nrounds:
+            return Replay(f"pass {k} lists {len(rounds)} rounds but deals only {nrounds}", k, t.moves, t.cards_left(), t.events)
+        for j in range(nrounds):
+            _deal_and_discard(t)
+            for s, d in rounds[j] if j < len(rounds) else []:
+                if t.cards_left() == 0:
+                    return Replay(f"pass {k}, round {j + 1}: a move after the game was won", k, t.moves, 0, t.events)
+                if (s, d) not in free_moves(t):
+                    why = (f"pass {k}, round {j + 1}: move {s + 1}{d + 1} is illegal "
+                           f"(tops {' '.join('-' if t.top_rank(p) is None else '%d' % (t.top_rank(p) + 1) for p in range(4))}, "
+                           f"direction {rules.direction})")
+                    return Replay(why, k, t.moves, t.cards_left(), t.events)
+                t.move(s, d)
+            if t.cards_left() == 0:
+                if k != len(passes) or j + 1 < len(rounds):
+                    return Replay(f"pass {k}, round {j + 1}: the game is won here, but the solution goes on",
+                                  k, t.moves, 0, t.events)
+                t.log("won", rounds=k)
+                return Replay(None, k, t.moves, 0, t.events)
+        t.gather()
+    return Replay(f"the solution ends after pass {len(passes)} with {t.cards_left()} cards left",
+                  len(passes), t.moves, t.cards_left(), t.events)
+
+
+def check_solution(deal: Sequence[int], rules: Any, text: str) -> str | None:
+    """None if ``text`` replays from ``deal`` to a win under free play, every move legal; else why not."""
+    return replay([int(c) for c in deal], rules, text).error
+
+
+def solution_trace(deal: Sequence[int], rules: Any, text: str) -> list[str]:
+    """A solution replayed pass by pass in card text (as ``trace_lines`` for forced play)."""
+    r = replay([int(c) for c in deal], rules, text, record=True)
+    lines = trace_lines(Outcome("won", r.rounds, r.moves, r.cards_left, 0, r.events))
+    if r.error:
+        lines.append(f"refused: {r.error}")
+    return lines
+
+
+def forced_solution(deal: Sequence[int], rules: Any) -> str | None:
+    """The forced automaton's line of play in solution notation, if it wins; else None.
+
+    Whether it is a legal free-play line is for ``check_solution`` to say (see the solver's docstring)."""
+    result = play(list(deal), rules, record=True)
+    if result.outcome != WON:
+        return None
+    passes: list[list[list[tuple[int, int]]]] = []
+    for e in result.events:
+        if e.kind == "pass":
+            passes.append([])
+        elif e.kind == "deal":
+            passes[-1].append([])
+        elif e.kind == "move":
+            passes[-1][-1].append((e.data["source"], e.data["target"]))
+    return format_solution(passes)
+
+
+# --- a deliberately simple exhaustive search (for the tests) --------------------------
+
+
+def _rank_table(ranks: Sequence[int], rules: Any) -> Table:
+    return Table([int(r) % 13 for r in ranks], rules, record=False)
+
+
+def _copy(t: Table) -> Table:
+    c = Table([], t.rules, record=False)
+    c.stock = list(t.stock)
+    c.piles = [list(p) for p in t.piles]
+    return c
+
+
+def pass_successors(ranks: Sequence[int], rules: Any) -> tuple[bool, set[tuple[int, ...]]]:
+    """Every choice of free moves in one pass from the stock ``ranks``: (can the pass win, the new stocks).
+
+    Plain enumeration: after each deal, every position reachable by any sequence of moves (a set, so
+    a position reached in two ways is explored once), then the next deal from each of them.
+    """
+    start = _rank_table(ranks, rules)
+    frontier = {(tuple(start.stock), ()): start}
+    for _ in range(len(ranks) // 4):
+        nxt: dict[tuple, Table] = {}
+        for t in frontier.values():
+            t = _copy(t)
+            _deal_and_discard(t)
+            todo = [t]
+            seen = {tuple(map(tuple, t.piles))}
+            while todo:
+                u = todo.pop()
+                if u.cards_left() == 0:
+                    return True, set()
+                nxt[(len(u.stock), tuple(map(tuple, u.piles)))] = u
+                for s, d in free_moves(u):
+                    v = _copy(u)
+                    v.move(s, d)
+                    key = tuple(map(tuple, v.piles))
+                    if key not in seen:
+                        seen.add(key)
+                        todo.append(v)
+        frontier = nxt
+    out = set()
+    for t in frontier.values():
+        t.gather()
+        out.add(tuple(t.stock))
+    return False, out
+
+
+def exhaustive_min_passes(ranks: Sequence[int], rules: Any, max_stocks: int = 200_000) -> int | None:
+    """Breadth-first by passes over start-of-pass stocks (ranks), exact duplicates only.
+
+    The fewest passes that win from ``ranks``, or None when every reachable stock was expanded and none
+    wins (unsolvable).  Raises RuntimeError past ``max_stocks`` stocks (no verdict)."""
+    level = {tuple(int(r) % 13 for r in ranks)}
+    seen = set(level)
+    passes = 0
+    while level:
+        passes += 1
+        nxt = set()
+        for s in level:
+            won, succ = pass_successors(s, rules)
+            if won:
+                return passes
+            for u in succ:
+                if u not in seen:
+                    seen.add(u)
+                    nxt.add(u)
+            if len(seen) > max_stocks:
+                raise RuntimeError(f"more than {max_stocks} stocks")
+        level = nxt
+    return None
