@@ -129,13 +129,16 @@ def run(
     from pipeline.runner import run_study
 
     outcome = run_study(st, out_dir, backend=backend, address=address, num_cpus=cpus, fresh=fresh)
-    typer.echo(
-        f"{outcome.units_run} units run, {outcome.units_skipped} already done, in {outcome.seconds:.1f} s; "
-        f"results in {out_dir}",
-        err=True,
-    )
+    if outcome.units_run == 0 and outcome.units_skipped == outcome.units_total:
+        typer.echo(f"nothing to do: all {outcome.units_total:,} units already done; results in {out_dir}", err=True)
+    else:
+        typer.echo(
+            f"{outcome.units_run} units run, {outcome.units_skipped} already done, in {outcome.seconds:.1f} s "
+            f"(backend start-up {outcome.startup:.1f} s before that); results in {out_dir}",
+            err=True,
+        )
     summary = build_report(out_dir)
-    from pipeline.planning import halving_line
+    from pipeline.sample_sizes import halving_line
 
     halve = halving_line(summary)  # planning help: how many more deals would halve the widest interval
     if halve:
@@ -154,16 +157,16 @@ def validate(
 ) -> None:
     """Check a study, print its resolved variants and the number of work units; runs nothing."""
     from pipeline.config import load_study
-    from pipeline.plan import plan_units
+    from pipeline.work_units import count_units
 
     st = load_study(study, deals=_int_opt("--deals", deals, -(2**70)), seed=_int_opt("--seed", seed, -(2**70)),
                     batch_size=_int_opt("--batch-size", batch_size, -(2**70)), sets=set_ or ())
-    units = plan_units(st)
+    units = count_units(st)  # computed, not listed: instant at any scale
     src = st.source.describe()
     typer.echo(f"study {st.name}: game {st.game.name}, {st.source.count:,} deals per variant "
                f"({', '.join(f'{k} {v}' for k, v in src.items() if k not in ('kind', 'deals'))}; {src['kind']})")
     typer.echo(f"{len(st.variants)} variants x {st.source.count:,} deals in batches of {st.batch_size:,} = "
-               f"{len(units)} work units")
+               f"{units:,} work units")
     defaults = {k: s.default for k, s in st.game.switches().items()}
     for v in st.variants.values():
         rules = v.rules_dict()
@@ -238,7 +241,7 @@ def query(
     _emit(text, output)
 
 
-# --- compare / plan (paired statistics and planning: pipeline.paired, pipeline.planning) ----------------
+# --- compare / plan (paired statistics and planning: pipeline.paired, pipeline.sample_sizes) ----------------
 
 
 @app.command()
@@ -269,7 +272,7 @@ def plan(
     discordance: Annotated[Optional[str], typer.Option("--discordance", metavar="D", help="expected share of deals won by exactly one of two variants")] = None,
 ) -> None:
     """How many deals give a 95% half-width: for one win rate, and for a paired difference of two variants."""
-    from pipeline.planning import parse_rate_option, plan_text
+    from pipeline.sample_sizes import parse_rate_option, plan_text
 
     typer.echo(plan_text(parse_rate_option("--p", p), parse_rate_option("--halfwidth", halfwidth),
                          parse_rate_option("--discordance", discordance)), nl=False)

@@ -443,7 +443,7 @@ def _variants(data: dict, w: _Where, game: GameSpec, cli: dict[str, Any]) -> dic
 
     variants: dict[str, Variant] = {}
     for vname, fld, preset, overrides in specs:
-        if len(("variant=" + quote(vname, safe="")).encode()) > 255:  # its folder name (pipeline.plan.variant_dir)
+        if len(("variant=" + quote(vname, safe="")).encode()) > 255:  # its folder name (pipeline.work_units.variant_dir)
             w.fail(fld, f"variant name {vname[:40]!r}... is too long for a folder name once percent-encoded",
                    "a shorter name (at most 247 bytes encoded)")
         if vname in variants:

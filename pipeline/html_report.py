@@ -26,7 +26,7 @@ from typing import Any
 import polars as pl
 
 from pipeline.paired import ComparisonSet, compare_run, display_rows, method_notes
-from pipeline.planning import halving_line
+from pipeline.sample_sizes import halving_line
 from pipeline.report import Report, scan_deals, shows_rounds, verdict_text
 from pipeline.store import read_manifest
 

@@ -182,14 +182,14 @@ def build_report(run_dir: str | Path) -> Report:
                                           "ref_win_rate", "ref_ci95", "ref_mean_rounds_won", "ref_mean_rounds", "z")},
               "verdict": pl.String}
     rows = pl.DataFrame(records, schema=schema) if records else pl.DataFrame(schema=schema)
-    units = manifest.get("units", [])
+    units, totals = manifest.get("units", []), manifest.get("totals") or {}  # totals: the manifest since issue 12
     return Report(
         study=manifest.get("study", run_dir.name),
         game=game,
         run_dir=str(run_dir),
         status=manifest.get("status", "unknown"),
-        units_done=sum(1 for u in units if u.get("state") == "done"),
-        units_total=len(units),
+        units_done=totals.get("units_done", sum(1 for u in units if u.get("state") == "done")),
+        units_total=totals.get("units", len(units)),
         outcomes=outcomes,
         rows=rows,
         sources=sources,

@@ -1,9 +1,16 @@
-"""The driver of ``patience run``: check the output folder, plan, skip finished units, run, record.
+"""The driver of ``patience run``: check the output folder, lock it, find finished units, run, record.
 
 Order matters for "bad input writes nothing": the study is already validated,
-then the output folder is judged (:func:`pipeline.store.check_out_dir`), and
-only then is anything created.  The driver holds one small summary per unit
-(never rows), keeps ``run.json`` current, and draws the progress bar.
+then the output folder is judged (:func:`pipeline.store.check_out_dir`), then
+locked (one run per folder, :class:`pipeline.store.RunLock`) and judged again
+under the lock, and only then is anything else created.
+
+The driver keeps no per-unit state beyond one byte per unit (which units are
+done, a bool[variants, chunks] grid) and the bounded window the executor has
+in flight: units are computed from the study (:class:`UnitPlan`) and streamed,
+each finished unit's summary goes to the running tallies (progress bar,
+per-variant win rates, run.json totals) and to ``units.jsonl``, and run.json
+(config, rules, provenance, totals) stays small whatever the number of units.
 """
 
 from __future__ import annotations
@@ -26,17 +33,23 @@ from rich.text import Text
 
 from engine import ENGINE_VERSION
 from pipeline.config import Study
+import numpy as np
+
 from pipeline.errors import RunFailed
-from pipeline.executors import UnitFailed, make_executor
-from pipeline.plan import WorkUnit, make_task, plan_units
+from pipeline.executors import ClusterLost, UnitFailed, make_executor
 from pipeline.store import (
+    RunLock,
+    UnitLog,
     check_out_dir,
     clear_run,
     clear_tmp,
-    part_complete,
+    list_parts,
+    part_summary,
     read_manifest,
+    read_unit_log,
     write_manifest,
 )
+from pipeline.work_units import UnitPlan, make_task
 
 FAULT_ENV = "PATIENCE_TEST_FAULT"  # test-only fault switch, see pipeline.unit._fault
 MANIFEST_EVERY = 1.0  # seconds between manifest rewrites while running (at least)
@@ -63,7 +76,8 @@ class RunOutcome:
     units_total: int
     units_skipped: int
     units_run: int
-    seconds: float
+    seconds: float  # the playing phase: executor ready (workers warm) -> last unit recorded
+    startup: float = 0.0  # starting or joining the backend and warming its workers
 
 
 class _DealsPerSecond(ProgressColumn):
@@ -85,15 +99,27 @@ class _StudyProgress(Progress):
 
 
 class _Tally:
-    """Running deals and wins per variant, for the progress line."""
+    """Running deals, wins and outcome counts per variant: the progress line and run.json's totals."""
 
     def __init__(self, variants: list[str]):
         self.deals = dict.fromkeys(variants, 0)
         self.wins = dict.fromkeys(variants, 0)
+        self.outcomes: dict[str, dict[str, int]] = {v: {} for v in variants}
+        self.units = 0
 
-    def add(self, variant: str, deals: int, wins: int) -> None:
+    def add(self, variant: str, deals: int, wins: int, outcomes: dict[str, int] | None = None) -> None:
         self.deals[variant] += deals
         self.wins[variant] += wins
+        self.units += 1
+        mine = self.outcomes[variant]
+        for name, n in (outcomes or {}).items():
+            mine[name] = mine.get(name, 0) + n
+
+    def totals(self, plan: UnitPlan) -> dict[str, Any]:
+        return {"units": len(plan), "units_done": self.units, "deals": plan.total_deals,
+                "deals_done": sum(self.deals.values()),
+                "variants": {v: {"deals": self.deals[v], "wins": self.wins[v], "outcomes": self.outcomes[v]}
+                             for v in self.deals}}
 
     def text(self, shown: int = 6) -> Text:
         parts = []
@@ -106,6 +132,36 @@ class _Tally:
             span = f", win rates {100 * min(rates):.1f}%..{100 * max(rates):.1f}%" if rates else ""
             parts.append(f"(+{more} more variants{span})")
         return Text("win rate: " + "  ".join(parts), style="green")
+
+
+def _finished_units(out_dir: Path, plan: UnitPlan, tally: _Tally) -> tuple[np.ndarray, list[dict[str, Any]]]:
+    """Resume: the done grid from the listed part files, their summaries added to ``tally``.
+
+    Summaries come from units.jsonl; a listed part the log does not hold is summarised from its
+    footer (and returned, to be logged), and one whose footer is not its unit's is played again.
+    """
+    done = plan.grid()
+    for variant, first, last in list_parts(out_dir):
+        loc = plan.locate(variant, first, last)
+        if loc is not None:
+            done[loc] = True
+    counted = plan.grid()
+    for rec in read_unit_log(out_dir):
+        loc = plan.locate_key(rec["key"])
+        if loc is None or not done[loc] or counted[loc] or "wins" not in rec:
+            continue
+        counted[loc] = True
+        tally.add(plan.variants[loc[0]], int(rec["count"]), int(rec["wins"]), rec.get("outcomes"))
+    recovered = []
+    for v, c in np.argwhere(done & ~counted):
+        unit = plan.unit(int(c), int(v))
+        rec = part_summary(out_dir / unit.relpath, unit.key, unit.count)
+        if rec is None:
+            done[v, c] = False
+            continue
+        tally.add(unit.variant, unit.count, int(rec["wins"]), rec.get("outcomes"))
+        recovered.append({**rec, "variant": unit.variant})
+    return done, recovered
 
 
 def run_study(
@@ -123,26 +179,46 @@ def run_study(
         if not console.is_terminal:  # a log file or a pipe: rich would assume 80 columns and wrap the bar
             console.width = max(console.width, 120)
     fingerprint = study.fingerprint()
-    action = check_out_dir(out_dir, fingerprint, study.fingerprint_fields(), fresh)  # BadInput: nothing written
-    executor = make_executor(backend, address, num_cpus)  # BadInput for an unknown backend
-    units = plan_units(study)
-    finished = {u.key for u in units if action == "resume" and part_complete(out_dir, u.relpath, u.count, u.key)}
-    if len(finished) == len(units):  # rerunning a finished run: nothing to play, so start no backend
-        executor = make_executor("serial")
+    check_out_dir(out_dir, fingerprint, study.fingerprint_fields(), fresh)  # BadInput: nothing written
 
-    try:  # before anything is written: a cluster that cannot be joined leaves no trace
-        executor.__enter__()
-    except Exception as exc:  # noqa: BLE001 - Ray raises many kinds; the message is what matters
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise RunFailed(f"cannot start the {backend} backend ({address or 'local'}): {first}") from None
-    try:
-        return _run(study, out_dir, executor, action, fingerprint, backend, console, units, finished)
-    finally:
-        executor.__exit__(None, None, None)
+    def say(text: str) -> None:  # shown above the progress bar (the cluster waits for a worker node, ...)
+        console.print(f"[yellow]{text}[/yellow]")
+
+    executor = make_executor(backend, address, num_cpus, on_wait=say)  # BadInput for an unknown backend
+    with RunLock(out_dir):  # BadInput when another run holds the folder
+        # Judged again under the lock: the run that held it may have changed the folder.
+        action = check_out_dir(out_dir, fingerprint, study.fingerprint_fields(), fresh)
+        plan = UnitPlan(study)
+        tally = _Tally(plan.variants)
+        if action == "resume":
+            done, recovered = _finished_units(out_dir, plan, tally)
+        else:
+            done, recovered = plan.grid(), []
+        if tally.units == len(plan):  # rerunning a finished run: nothing to play, so start no backend
+            executor = make_executor("serial")
+
+        t0 = time.perf_counter()
+        try:  # before anything is written: a cluster that cannot be joined leaves no trace
+            executor.__enter__()
+        except Exception as exc:  # noqa: BLE001 - Ray raises many kinds; the message is what matters
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise RunFailed(f"cannot start the {backend} backend ({address or 'local'}): {first}") from None
+        try:
+            if tally.units < len(plan):
+                first = next(iter(study.variants.values()))
+                executor.warm_up(study.game.name, first.rules)
+            startup = time.perf_counter() - t0
+            outcome = _run(study, out_dir, executor, action, fingerprint, backend, console, plan, done, tally,
+                           recovered)
+            outcome.startup = startup
+            return outcome
+        finally:
+            executor.__exit__(None, None, None)
 
 
 def _run(study: Study, out_dir: Path, executor, action: str, fingerprint: str, backend: str,
-         console: Console, units: list[WorkUnit], finished: set[str]) -> RunOutcome:
+         console: Console, plan: UnitPlan, done: np.ndarray, tally: _Tally,
+         recovered: list[dict[str, Any]]) -> RunOutcome:
     old: dict[str, Any] = {}
     if action == "resume":
         old = read_manifest(out_dir)
@@ -151,18 +227,9 @@ def _run(study: Study, out_dir: Path, executor, action: str, fingerprint: str, b
     out_dir.mkdir(parents=True, exist_ok=True)
     clear_tmp(out_dir)
 
-    old_units = {u.get("key"): u for u in old.get("units", [])}
-    unit_state: dict[str, dict[str, Any]] = {}
-    for u in units:
-        entry = {"key": u.key, "variant": u.variant, "first": u.first, "last": u.last, "count": u.count,
-                 "file": u.relpath, "state": "pending"}
-        if u.key in finished:
-            prev = old_units.get(u.key, {})
-            entry.update({k: prev[k] for k in ("wins", "outcomes", "seconds", "host") if k in prev}, state="done")
-        unit_state[u.key] = entry
-
+    skipped = tally.units
     manifest: dict[str, Any] = {
-        "patience_manifest": 1,
+        "patience_manifest": 2,
         "study": study.name,
         "game": study.game.name,
         "config_file": str(Path(study.config_path).resolve()),
@@ -184,9 +251,14 @@ def _run(study: Study, out_dir: Path, executor, action: str, fingerprint: str, b
         "finished": None,
         "status": "running",
         "executor": {"backend": backend},
-        "units": list(unit_state.values()),
+        # Units are a function of the config (pipeline.work_units); these say where their records are.
+        "parts": "variant=<name>/part-<first>-<last>.parquet, one per work unit, its summary in the "
+                 "footer's patience.summary",
+        "unit_log": "units.jsonl",
+        "totals": tally.totals(plan),
     }
     write_manifest(out_dir, manifest)
+    log = UnitLog(out_dir)
 
     part_metadata_base = {
         "patience.study": study.name,
@@ -194,25 +266,17 @@ def _run(study: Study, out_dir: Path, executor, action: str, fingerprint: str, b
         "patience.engine_version": ENGINE_VERSION,
         "patience.deal_source": json.dumps(study.source.describe()),
     }
-
-    def metadata_for(u: WorkUnit) -> dict[str, str]:
-        v = study.variants[u.variant]
-        return {**part_metadata_base, "patience.variant": u.variant, "patience.rules": json.dumps(v.rules_dict())}
+    metadata = {name: {**part_metadata_base, "patience.variant": name, "patience.rules": json.dumps(v.rules_dict())}
+                for name, v in study.variants.items()}  # one dict per variant, shared by its units
 
     fault = os.environ.get(FAULT_ENV) or None
-    todo = [u for u in units if u.key not in finished]
-    tasks = (make_task(study, u, str(out_dir), metadata_for(u), fault) for u in todo)
-
-    tally = _Tally(list(study.variants))
-    for u in units:
-        if u.key in finished and "wins" in unit_state[u.key]:
-            tally.add(u.variant, u.count, unit_state[u.key]["wins"])
-    total_deals = sum(u.count for u in units)
-    done_deals = sum(u.count for u in units if u.key in finished)
-    done_units = len(finished)
+    todo = len(plan) - skipped
+    run_dir = str(out_dir)
+    tasks = (make_task(study, u, run_dir, metadata[u.variant], fault) for u in plan.units(skip=done))
 
     t0 = time.perf_counter()
-    last_write, write_cost = 0.0, 0.0
+    last_write = 0.0
+    done_units = skipped
     progress = _StudyProgress(
         tally.text,
         TextColumn("[bold]{task.description}"),
@@ -227,39 +291,41 @@ def _run(study: Study, out_dir: Path, executor, action: str, fingerprint: str, b
         refresh_per_second=4,  # the driver shares the machine with the workers
     )
     try:
+        for rec in recovered:  # parts a killed driver never logged: logged now, so the next resume is quick
+            log.append(rec)
         with progress:
             # A rerun with nothing left to play keeps the record of the executor that played it.
             manifest["executor"] = executor.describe() if todo or "executor" not in old else old["executor"]
-            bar = progress.add_task(study.name, total=total_deals, completed=done_deals,
-                                    units=f"{done_units}/{len(units)}")
+            bar = progress.add_task(study.name, total=plan.total_deals, completed=sum(tally.deals.values()),
+                                    units=f"{done_units}/{len(plan)}")
             for summary in executor.map(tasks):
-                entry = unit_state[summary.key]
-                entry.update(state="done", wins=summary.wins, outcomes=summary.outcome_counts,
-                             seconds=round(summary.seconds, 4), host=summary.host)
-                tally.add(summary.variant, summary.count, summary.wins)
+                log.append(summary.record())
+                tally.add(summary.variant, summary.count, summary.wins, summary.outcome_counts)
                 done_units += 1
-                progress.update(bar, advance=summary.count, units=f"{done_units}/{len(units)}")
-                # Rewrite run.json now and then; with very many units the rewrite itself costs,
-                # so keep it under ~5% of the driver's time.
-                if time.perf_counter() - last_write > max(MANIFEST_EVERY, 20 * write_cost):
-                    w0 = time.perf_counter()
+                progress.update(bar, advance=summary.count, units=f"{done_units}/{len(plan)}")
+                now = time.perf_counter()
+                if now - last_write > MANIFEST_EVERY:  # the log's chunk and run.json's totals, about once a second
+                    log.flush()
+                    manifest["totals"] = tally.totals(plan)
                     write_manifest(out_dir, manifest)
-                    last_write = time.perf_counter()
-                    write_cost = last_write - w0
-    except UnitFailed as exc:
-        unit_state[exc.key]["state"] = "failed"
-        unit_state[exc.key]["error"] = str(exc)
-        manifest.update(status="failed", finished=_now(), error=f"{exc.key}: {exc}")
+                    last_write = now
+    except (UnitFailed, ClusterLost) as exc:
+        log.close()
+        what = f"work unit {exc.key} failed: {exc}" if isinstance(exc, UnitFailed) else str(exc)
+        manifest.update(status="failed", finished=_now(), error=what, totals=tally.totals(plan))
+        if isinstance(exc, UnitFailed):
+            manifest["failed_unit"] = {"key": exc.key, "error": str(exc)}
         write_manifest(out_dir, manifest)
         raise RunFailed(
-            f"work unit {exc.key} failed: {exc}; the {done_units} finished units stay in {out_dir} "
-            "(rerun the same command to resume)"
+            f"{what}; the {done_units} finished units stay in {out_dir} (rerun the same command to resume)"
         ) from None
     except BaseException as exc:
-        manifest.update(status="interrupted", finished=_now(), error=type(exc).__name__)
+        log.close()
+        manifest.update(status="interrupted", finished=_now(), error=type(exc).__name__, totals=tally.totals(plan))
         write_manifest(out_dir, manifest)
         raise
-    manifest.update(status="complete", finished=_now())
+    log.close()
+    manifest.update(status="complete", finished=_now(), totals=tally.totals(plan))
     write_manifest(out_dir, manifest)
     clear_tmp(out_dir)
-    return RunOutcome(out_dir, len(units), len(finished), len(todo), time.perf_counter() - t0)
+    return RunOutcome(out_dir, len(plan), skipped, done_units - skipped, time.perf_counter() - t0)

@@ -2,15 +2,28 @@
 
 Layout of a run folder::
 
-    run.json                                  manifest (written by the driver only)
+    run.json                                  manifest (driver only): config, rules, provenance, totals
+    units.jsonl                               per-unit summaries, appended by the driver in whole lines
+    run.lock                                  held while a run is in progress (host, pid)
     variant=<encoded name>/part-<first>-<last>.parquet
     _tmp/<random>.tmp                         files being written
 
 A part is written under ``_tmp/`` (outside every ``variant=`` folder, with no
 ``.parquet`` suffix, and ``_``-prefixed so pyarrow's dataset discovery skips it)
 and renamed into place: a reader never sees half a file, and a file that exists
-is complete.  Resume therefore only has to ask which part files exist (and
-checks their footers as a guard).
+is complete.  Resume therefore lists the part files (:func:`list_parts`, names
+only).
+
+run.json does not grow with the number of units.  Each unit's summary (rows,
+wins, outcome counts, seconds, host, Ray node) is written twice where it
+scales: into its part's own Parquet key-value metadata (``patience.summary``,
+by the worker, so it can never disagree with the rows) and as one JSON line of
+``units.jsonl`` (by the driver, buffered and appended a chunk of whole lines
+at a time with one ``write`` on an ``O_APPEND`` descriptor, so a killed driver
+leaves at most a torn last line, which readers skip).  The log is what resume
+reads to restore the running tallies quickly; a part missing from it (the
+driver died between the worker's rename and its next chunk) is summarised from
+its footer instead.
 """
 
 from __future__ import annotations
@@ -19,15 +32,20 @@ import json
 import os
 import shutil
 import socket
+import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from pipeline.errors import BadInput, StorageError
 
 MANIFEST = "run.json"
+UNIT_LOG = "units.jsonl"
+LOCK = "run.lock"
 TMP_DIR = "_tmp"
 PARTS_GLOB = "variant=*/*.parquet"
+SUMMARY_KEY = "patience.summary"
 
 
 def write_part(run_dir: Path, relpath: str, table) -> None:
@@ -95,7 +113,7 @@ def check_out_dir(out: Path, fingerprint: str, fingerprint_fields: dict[str, Any
     """
     if out.exists() and not out.is_dir():
         raise BadInput(f"option --out: {out} is a file; allowed: a folder (new, empty, or an earlier run of this study)")
-    if not out.exists() or not any(out.iterdir()):
+    if not out.exists() or not any(e.name != LOCK for e in out.iterdir()):
         return "new"
     if not (out / MANIFEST).is_file():
         raise BadInput(
@@ -120,7 +138,7 @@ def check_out_dir(out: Path, fingerprint: str, fingerprint_fields: dict[str, Any
 def clear_run(out: Path) -> None:
     """Remove what a run wrote (manifest, parts, temp files) and nothing else."""
     for entry in out.iterdir():
-        if entry.name == MANIFEST or entry.name == TMP_DIR or entry.name.startswith("variant="):
+        if entry.name in (MANIFEST, UNIT_LOG, TMP_DIR) or entry.name.startswith("variant="):
             if entry.is_dir():
                 shutil.rmtree(entry)
             else:
@@ -130,3 +148,210 @@ def clear_run(out: Path) -> None:
 def clear_tmp(out: Path) -> None:
     """Drop temp files a killed run left behind (they were never renamed into place)."""
     shutil.rmtree(out / TMP_DIR, ignore_errors=True)
+
+
+# --- resume: listing parts, the unit log -------------------------------------------------------
+
+
+def list_parts(run_dir: Path) -> Iterator[tuple[str, int, int]]:
+    """(variant, first, last) of every ``variant=*/part-<first>-<last>.parquet``, from names alone."""
+    from urllib.parse import unquote
+
+    from pipeline.work_units import PART_NAME
+
+    try:
+        folders = [e for e in os.scandir(run_dir) if e.name.startswith("variant=") and e.is_dir()]
+    except FileNotFoundError:
+        return
+    for folder in folders:
+        variant = unquote(folder.name[len("variant="):])
+        match = PART_NAME.fullmatch
+        for entry in os.scandir(folder.path):
+            m = match(entry.name)
+            if m:
+                yield variant, int(m.group(1)), int(m.group(2))
+
+
+def part_summary(path: Path, key: str, count: int) -> dict[str, Any] | None:
+    """A finished part's summary from its footer; None unless it holds ``count`` rows of unit ``key``.
+
+    Parts written before summaries moved into the footer have no ``patience.summary``: their
+    outcome column is counted instead.
+    """
+    import pyarrow.parquet as pq
+
+    try:
+        pf = pq.ParquetFile(path)
+        kv = pf.metadata.metadata or {}
+        if pf.metadata.num_rows != count or kv.get(b"patience.unit", b"").decode() != key:
+            return None
+        if SUMMARY_KEY.encode() in kv:
+            return json.loads(kv[SUMMARY_KEY.encode()])
+        outcomes = pf.read(columns=["outcome"]).column("outcome").value_counts().to_pylist()
+    except Exception:  # noqa: BLE001 - any unreadable file is simply not a finished unit
+        return None
+    counts = {d["values"]: d["counts"] for d in outcomes}
+    return {"key": key, "count": count, "wins": counts.get("won", 0), "outcomes": counts}
+
+
+def read_unit_log(run_dir: Path) -> Iterator[dict[str, Any]]:
+    """The summaries in ``units.jsonl`` in the order written (a torn or damaged line is skipped)."""
+    path = run_dir / UNIT_LOG
+    try:
+        f = open(path, "rb")
+    except FileNotFoundError:
+        return
+    with f:
+        for line in f:
+            if not line.endswith(b"\n"):
+                break  # the torn tail of a killed driver
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(rec, dict) and "key" in rec:
+                yield rec
+
+
+class UnitLog:
+    """Append-only ``units.jsonl``: lines are buffered and written in chunks, each one ``write`` of whole lines."""
+
+    def __init__(self, run_dir: Path, every: float = 1.0):
+        self.path = run_dir / UNIT_LOG
+        self.every = every
+        self._lines: list[bytes] = []
+        self._last = time.monotonic()
+        self._fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+        self._cut_torn_tail()
+
+    def _cut_torn_tail(self) -> None:
+        """A killed driver may have left half a line: cut it, so the next chunk starts on a line of its own."""
+        size = os.fstat(self._fd).st_size
+        if size == 0 or os.pread(self._fd, 1, size - 1) == b"\n":
+            return
+        block = 1 << 16
+        end = size
+        while end > 0:
+            start = max(0, end - block)
+            nl = os.pread(self._fd, end - start, start).rfind(b"\n")
+            if nl >= 0:
+                os.ftruncate(self._fd, start + nl + 1)
+                return
+            end = start
+        os.ftruncate(self._fd, 0)
+
+    def append(self, record: dict[str, Any]) -> None:
+        self._lines.append(json.dumps(record, separators=(",", ":")).encode() + b"\n")
+        if time.monotonic() - self._last >= self.every:
+            self.flush()
+
+    def flush(self) -> None:
+        if self._lines:
+            data = b"".join(self._lines)
+            written = os.write(self._fd, data)
+            while written < len(data):  # a short write (rare on local disks): finish the chunk
+                written += os.write(self._fd, data[written:])
+            self._lines.clear()
+        self._last = time.monotonic()
+
+    def close(self) -> None:
+        try:
+            self.flush()
+        finally:
+            os.close(self._fd)
+
+
+# --- one run per folder --------------------------------------------------------------------------
+
+
+class RunLock:
+    """``run.lock`` in the run folder, held (``flock``) for the whole run and naming its host and pid.
+
+    The kernel drops a ``flock`` when its holder dies however it dies, so a lock left by a dead process
+    on this host is taken over.  The file's text (host, pid, start) is what a refused run is told; a
+    holder on another host whose file system does not share ``flock`` is known by that text alone: a
+    live-looking lock of another host is refused, and the message says how to clear it if that run is gone.
+    """
+
+    def __init__(self, out: Path):
+        self.out = out
+        self.path = out / LOCK
+        self._fd: int | None = None
+        self.created_dir = False
+
+    def acquire(self) -> None:
+        import fcntl
+
+        if not self.out.exists():
+            self.out.mkdir(parents=True)
+            self.created_dir = True
+        me = socket.gethostname()
+        for _ in range(5):  # retried only when the file was replaced under us
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                holder = _lock_text(fd)
+                os.close(fd)
+                raise BadInput(
+                    f"option --out: {self.out} is in use by a run in progress ({_holder(holder)}); "
+                    "allowed: wait for it to end, or another --out"
+                ) from None
+            try:
+                same_file = os.fstat(fd).st_ino == os.stat(self.path).st_ino
+            except FileNotFoundError:
+                same_file = False
+            if not same_file:  # the holder ended and removed the file between our open and flock
+                os.close(fd)
+                continue
+            holder = _lock_text(fd)
+            if holder and holder.get("host") not in (None, me) and holder.get("state") == "running":
+                os.close(fd)
+                raise BadInput(
+                    f"option --out: {self.out} is in use by a run in progress ({_holder(holder)}); "
+                    f"allowed: wait for it to end, another --out, or delete {self.path} if that run is gone"
+                )
+            # Free, or left by a dead process of this host (its flock died with it): ours now.
+            text = json.dumps({"host": me, "pid": os.getpid(), "state": "running",
+                               "since": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, text.encode() + b"\n", 0)
+            self._fd = fd
+            return
+        raise BadInput(f"option --out: {self.path} keeps being replaced; allowed: a folder one run uses at a time")
+
+    def release(self) -> None:
+        if self._fd is None:
+            return
+        try:
+            self.path.unlink(missing_ok=True)  # while still holding it: a waiting opener retries (see acquire)
+        finally:
+            os.close(self._fd)
+            self._fd = None
+        if self.created_dir:
+            try:
+                self.out.rmdir()  # only if the run wrote nothing else there (bad input, an unreachable cluster)
+            except OSError:
+                pass
+
+    def __enter__(self) -> RunLock:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.release()
+
+
+def _lock_text(fd: int) -> dict[str, Any]:
+    try:
+        data = os.pread(fd, 4096, 0)
+        rec = json.loads(data) if data.strip() else {}
+        return rec if isinstance(rec, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def _holder(rec: dict[str, Any]) -> str:
+    if not rec:
+        return "holder not yet recorded"
+    return f"host {rec.get('host', '?')}, pid {rec.get('pid', '?')}, since {rec.get('since', '?')}"

@@ -7,6 +7,7 @@ is built from ``GameSpec.columns()`` alone, so every game's columns come out of
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import time
@@ -19,8 +20,8 @@ import pyarrow as pa
 from engine.deals import microsoft_deal, parse_deal, seeded_deals
 from engine.outcomes import OUTCOMES, WON
 from engine.registry import GameSpec, get_game
-from pipeline.plan import UnitTask
-from pipeline.store import write_part
+from pipeline.store import SUMMARY_KEY, write_part
+from pipeline.work_units import UnitTask
 
 _OUTCOME_STRINGS = pa.array(OUTCOMES, type=pa.string())
 
@@ -36,6 +37,25 @@ class UnitSummary:
     outcome_counts: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
     host: str = ""
+    node: str = ""  # the Ray node id that played it ("" on the serial backend)
+
+    def record(self) -> dict:
+        """The unit's line in units.jsonl and its part's ``patience.summary``."""
+        return {"key": self.key, "variant": self.variant, "count": self.count, "wins": self.wins, "outcomes": self.outcome_counts,
+                "seconds": round(self.seconds, 4), "host": self.host, "node": self.node}
+
+
+def _node_id() -> str:
+    """The Ray node this process runs on, or "" outside Ray (cheap: no import when Ray is not loaded)."""
+    import sys
+
+    ray = sys.modules.get("ray")
+    if ray is None or not ray.is_initialized():
+        return ""
+    try:
+        return ray.get_runtime_context().get_node_id() or ""
+    except Exception:  # noqa: BLE001 - the node is a record, never a reason to fail a unit
+        return ""
 
 
 def make_decks(game: GameSpec, task: UnitTask) -> tuple[np.ndarray, np.ndarray]:
@@ -108,16 +128,51 @@ def run_unit(task: UnitTask) -> UnitSummary:
     game = get_game(task.game)
     decks, deal = make_decks(game, task)
     columns = game.play_batch(decks, task.rules)
-    table = to_table(game, deal, columns, {**task.metadata, "patience.unit": task.unit.key})
-    write_part(Path(task.run_dir), task.unit.relpath, table)
     codes = np.asarray(columns["outcome"], dtype=np.uint8)
     counts = np.bincount(codes, minlength=len(OUTCOMES))
-    return UnitSummary(
+    summary = UnitSummary(
         key=task.unit.key,
         variant=task.unit.variant,
         count=task.unit.count,
         wins=int(counts[WON]),
         outcome_counts={OUTCOMES[i]: int(c) for i, c in enumerate(counts) if c},
-        seconds=time.perf_counter() - t0,
         host=socket.gethostname(),
+        node=_node_id(),
     )
+    summary.seconds = time.perf_counter() - t0  # playing; the write below is not counted
+    table = to_table(game, deal, columns, {**task.metadata, "patience.unit": task.unit.key,
+                                           SUMMARY_KEY: json.dumps(summary.record())})
+    write_part(Path(task.run_dir), task.unit.relpath, table)
+    return summary
+
+
+class UnitError(RuntimeError):
+    """A unit of a several-unit Ray task failed: names it (``key``) and says why in one line (``text``)."""
+
+    def __init__(self, key: str, text: str):
+        super().__init__(key, text)
+        self.key, self.text = key, text
+
+    def __str__(self) -> str:
+        return f"{self.key}: {self.text}"
+
+
+def run_units(tasks: list[UnitTask]) -> list[UnitSummary]:
+    """Several units in one call: what a Ray task runs when units are tiny (their per-task cost is shared).
+
+    The parts of the units before a failing one are written; resume finds them by listing.
+    """
+    out = []
+    for task in tasks:
+        try:
+            out.append(run_unit(task))
+        except Exception as exc:  # noqa: BLE001 - named and passed on; never retried (see executors)
+            raise UnitError(task.unit.key, f"{type(exc).__name__}: {exc}") from None
+    return out
+
+
+def warm_up(game: str, rules) -> str:
+    """Load a game's engine in this worker (imports, compiled kernels) by playing one seeded deal."""
+    spec = get_game(game)
+    spec.play_batch(seeded_deals(spec.deck, 0, 0, 1), rules)
+    return socket.gethostname()

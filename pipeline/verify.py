@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
+from urllib.parse import unquote
 
 import numpy as np
 
@@ -41,8 +42,8 @@ from engine.registry import GameSpec, get_game, uses_solver
 from engine.rules import RuleError
 from pipeline.config import DealSource, _read_deals_lines, _Where
 from pipeline.errors import BadInput
-from pipeline.plan import WorkUnit, make_task, plan_units
 from pipeline.store import MANIFEST, PARTS_GLOB, read_manifest
+from pipeline.work_units import PART_NAME, UnitPlan, WorkUnit, make_task
 from pipeline.unit import make_decks
 
 DEFAULT_SHOW = 20  # refusals and part problems listed; the rest are counted
@@ -125,7 +126,7 @@ def _deal_source(run_dir: Path, game: GameSpec, src: Any) -> DealSource:
 
 
 def _study_of(run_dir: Path, manifest: dict[str, Any]) -> SimpleNamespace:
-    """Enough of the run's Study to plan its units and make its deals again (pipeline.plan, pipeline.unit)."""
+    """Enough of the run's Study to plan its units and make its deals again (pipeline.work_units, pipeline.unit)."""
     try:
         game = get_game(manifest["game"])
     except KeyError:
@@ -211,19 +212,19 @@ def verify_run(run_dir: Path, show: int = DEFAULT_SHOW,
     v.confirmed = dict.fromkeys(solver_variants, 0)
     v.refused = dict.fromkeys(solver_variants, 0)
 
-    units = plan_units(study)
+    units = UnitPlan(study)  # computed from the config, never listed: flat memory at any number of units
     v.units = len(units)
-    listed = manifest.get("units")
-    if isinstance(listed, list) and listed:
-        planned = {u.key for u in units}
-        keys = {u.get("key") for u in listed if isinstance(u, dict)}
-        if keys != planned:
-            v.part_problem(f"the manifest lists {len(keys - planned)} units its config does not plan and "
-                           f"misses {len(planned - keys)} that it does")
-    expected_files = {u.relpath for u in units}
+    totals = manifest.get("totals")
+    if isinstance(totals, dict) and totals.get("units") not in (None, len(units)):
+        v.part_problem(f"the manifest counts {totals.get('units')} units; its config plans {len(units)}")
+    listed = manifest.get("units")  # manifests before the unit log listed every unit
+    if isinstance(listed, list) and listed and len(listed) != len(units):
+        v.part_problem(f"the manifest lists {len(listed)} units; its config plans {len(units)}")
     for path in sorted(run_dir.glob(PARTS_GLOB)):
-        rel = path.relative_to(run_dir).as_posix()
-        if rel not in expected_files:
+        m = PART_NAME.fullmatch(path.name)
+        variant = unquote(path.parent.name[len("variant="):])
+        if m is None or units.locate(variant, int(m.group(1)), int(m.group(2))) is None:
+            rel = path.relative_to(run_dir).as_posix()
             v.part_problem(f"{rel}: a part no unit of the run names (reports would count its rows)")
 
     wanted = ["deal", "outcome", "solution"]

@@ -130,7 +130,7 @@ def make_synthetic_run(folder: Path, rows: int, variants: int = 4, part_rows: in
     import pyarrow.parquet as pq
 
     from engine.outcomes import OUTCOMES
-    from pipeline.plan import variant_dir
+    from pipeline.work_units import variant_dir
 
     rng = np.random.default_rng(0)
     names = [f"v{i}" for i in range(variants)]

@@ -44,7 +44,7 @@ def pm_run(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def solver_run(tmp_path_factory) -> Path:
     """A run folder of a solver game with unknown outcomes and nodes/seconds columns, written directly."""
-    from pipeline.plan import variant_dir
+    from pipeline.work_units import variant_dir
 
     run = tmp_path_factory.mktemp("html") / "solver"
     run.mkdir()

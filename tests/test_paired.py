@@ -248,7 +248,7 @@ def test_unknown_bounds_cover_every_resolution(seed):
 def fabricate_run(path, variants: dict[str, tuple[np.ndarray, list[str]]], game="perpetual_motion",
                   deal_source=None, study="fab"):
     """A run folder in the DESIGN section 6 layout, written directly (tests only; lets us plant unknowns)."""
-    from pipeline.plan import variant_dir
+    from pipeline.work_units import variant_dir
 
     path.mkdir(parents=True)
     deal_source = deal_source or {"kind": "seeded", "seed": 1, "deals": 10}

@@ -13,7 +13,7 @@ from pipeline_util import cli, write_study
 from engine import registry
 from pipeline.config import load_study
 from pipeline.errors import BadInput
-from pipeline.plan import plan_units, variant_dir
+from pipeline.work_units import UnitPlan, variant_dir
 
 GOOD = """
 study: s1
@@ -43,7 +43,7 @@ def test_resolution_and_precedence(tmp_path):
     assert (st2.source.count, st2.source.seed, st2.batch_size) == (10, 7, 4)
     assert st.fingerprint() != st2.fingerprint()
     assert st.fingerprint() == load_study(tmp_path / "s.yaml").fingerprint()
-    units = plan_units(st)
+    units = list(UnitPlan(st))
     assert len(units) == 2 * 4 and sum(u.count for u in units) == 2000
     assert [(u.first, u.last) for u in units if u.variant == "clarke"] == [(0, 299), (300, 599), (600, 899), (900, 999)]
 
@@ -107,7 +107,7 @@ def test_deals_file_and_microsoft_sources(tmp_path, fake):
         batch_size: 4
         variants: {a: {}}
         """))
-    units = plan_units(st)
+    units = list(UnitPlan(st))
     assert [(u.first, u.last, u.count) for u in units] == [(1, 4, 4), (5, 11982, 2)]
 
 

@@ -9,6 +9,7 @@ import json
 import math
 import os
 import signal
+import socket
 import time
 
 import numpy as np
@@ -90,13 +91,22 @@ def test_manifest_and_parquet_metadata(pm_study, tmp_path):
     assert m["config"]["variants"]["masten"]["rules"]["cascade"] is True
     assert {"numpy", "numba", "pyarrow", "polars", "python"} <= set(m["packages"])
     assert m["engine_version"] and m["host"]
-    assert len(m["units"]) == 6 and all(u["state"] == "done" for u in m["units"])
-    assert sum(u["wins"] for u in m["units"] if u["variant"] == "clarke") == rows(tmp_path / "r").filter(
-        (pl.col("variant") == "clarke") & pl.col("won")).height
+    # run.json: totals, never one entry per unit; per-unit summaries in units.jsonl and each part's footer.
+    assert "units" not in m and m["totals"]["units"] == m["totals"]["units_done"] == 6
+    clarke_wins = rows(tmp_path / "r").filter((pl.col("variant") == "clarke") & pl.col("won")).height
+    assert m["totals"]["variants"]["clarke"]["wins"] == clarke_wins
+    assert m["totals"]["variants"]["clarke"]["deals"] == 600 and m["totals"]["deals_done"] == 1200
+    log = [json.loads(line) for line in (tmp_path / "r" / "units.jsonl").read_text().splitlines()]
+    assert len(log) == 6 and len({r["key"] for r in log}) == 6
+    assert sum(r["wins"] for r in log if r["variant"] == "clarke") == clarke_wins
+    assert all(r["host"] and r["node"] == "" and r["seconds"] > 0 for r in log)  # serial: no Ray node
     meta = pq.read_schema(tmp_path / "r" / "variant=masten" / "part-0-249.parquet").metadata
     assert meta[b"patience.study"] == b"pm" and meta[b"patience.variant"] == b"masten"
     assert json.loads(meta[b"patience.rules"])["gather"] == "pile1_bottom_up"
     assert meta[b"patience.engine_version"] and meta[b"patience.unit"] == b"masten/part-0-249"
+    footer = json.loads(meta[b"patience.summary"])
+    assert footer == next(r for r in log if r["key"] == "masten/part-0-249")
+    assert footer["count"] == 250 and sum(footer["outcomes"].values()) == 250
 
 
 def test_fake_game_extra_columns_microsoft_and_deals_file(tmp_path, fake):
@@ -152,7 +162,7 @@ def test_engine_exception_stops_the_run_with_exit_1(tmp_path, fake, capsys):
     assert (tmp_path / "x" / "variant=fine" / "part-0-9.parquet").is_file()  # finished units stay
     m = json.loads((tmp_path / "x" / "run.json").read_text())
     assert m["status"] == "failed"
-    assert {u["key"]: u["state"] for u in m["units"]}["broken/part-0-9"] == "failed"
+    assert m["failed_unit"]["key"] == "broken/part-0-9" and "exploded" in m["failed_unit"]["error"]
 
 
 def test_rerun_resumes_refuses_other_config_and_fresh_clears(pm_study, tmp_path, capsys):
@@ -161,12 +171,12 @@ def test_rerun_resumes_refuses_other_config_and_fresh_clears(pm_study, tmp_path,
     first = rows(out)
     mtimes = {p: p.stat().st_mtime_ns for p in out.glob("variant=*/*.parquet")}
     code, _, err = cli(["run", pm_study, "--backend", "serial", "--out", out], capsys)
-    assert code == 0 and "0 units run, 6 already done" in err
+    assert code == 0 and "nothing to do: all 6 units already done" in err
     assert {p: p.stat().st_mtime_ns for p in out.glob("variant=*/*.parquet")} == mtimes
     # Nothing left to play: no backend is started, so not even a cluster that cannot be reached matters,
     # and the manifest keeps the executor that did the playing.
     code, _, err = cli(["run", pm_study, "--backend", "ray", "--address", "127.0.0.1:9", "--out", out], capsys)
-    assert code == 0 and "0 units run, 6 already done" in err
+    assert code == 0 and "nothing to do: all 6 units already done" in err
     assert json.loads((out / "run.json").read_text())["executor"]["backend"] == "serial"
     code, _, err = cli(["run", pm_study, "--backend", "serial", "--out", out, "--deals", "300"], capsys)
     assert code == 2 and "different config" in err and "--fresh" in err
@@ -175,7 +185,7 @@ def test_rerun_resumes_refuses_other_config_and_fresh_clears(pm_study, tmp_path,
     assert code == 0 and rows(out).height == 600  # 2 variants x 300
 
 
-def test_sigkill_part_way_then_rerun_gives_exactly_the_uninterrupted_rows(tmp_path):
+def test_sigkill_part_way_then_rerun_gives_exactly_the_uninterrupted_rows(tmp_path, capsys):
     study = write_study(tmp_path / "k.yaml", """
         study: k
         game: perpetual_motion
@@ -191,14 +201,21 @@ def test_sigkill_part_way_then_rerun_gives_exactly_the_uninterrupted_rows(tmp_pa
     deadline = time.time() + 60
     while len(list(out.glob("variant=*/*.parquet"))) < 8 and time.time() < deadline and proc.poll() is None:
         time.sleep(0.02)
+    # One run per folder: a second run (even --fresh) is refused while the first holds the lock.
+    for extra in ([], ["--fresh"]):
+        code, _, err2 = cli(["run", study, "--backend", "serial", "--out", out, *extra], capsys)
+        assert code == 2 and f"pid {proc.pid}" in err2 and f"host {socket.gethostname()}" in err2, err2
+        assert len(err2.strip().splitlines()) == 1 and "in use by a run in progress" in err2
     os.kill(proc.pid, signal.SIGKILL)
     proc.communicate()
     done_before = len(list(out.glob("variant=*/*.parquet")))
     assert 8 <= done_before < 60, done_before  # really part way
-    proc = cli_subprocess(["run", study, "--backend", "serial", "--out", out])
+    assert json.loads((out / "run.lock").read_text())["pid"] == proc.pid  # the dead run's lock is left behind
+    proc = cli_subprocess(["run", study, "--backend", "serial", "--out", out])  # ... and does not block
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err
     assert f"{60 - done_before} units run, {done_before} already done" in err
+    assert not (out / "run.lock").exists()
     run_study(load_study(study), tmp_path / "clean", backend="serial")
     resumed, clean = rows(out), rows(tmp_path / "clean")
     assert resumed.height == 6000 and resumed.select("variant", "deal").is_unique().all()
@@ -365,3 +382,31 @@ def test_a_worker_that_cannot_see_the_run_folder_says_out_must_be_shared(tmp_pat
     with pytest.raises(StorageError, match="--out must be shared storage"):
         write_part(tmp_path / "not-shared", "variant=a/part-0-0.parquet", pa.table({"deal": [0]}))
     assert not (tmp_path / "not-shared").exists()  # and it created nothing there
+
+
+def test_resume_lists_parts_trusts_the_log_recovers_unlogged_parts_and_replays_damaged_ones(pm_study, tmp_path, capsys):
+    out = tmp_path / "r"
+    run_study(load_study(pm_study, batch_size=100), out, backend="serial")
+    clean = rows(out)
+    totals = json.loads((out / "run.json").read_text())["totals"]
+    log = (out / "units.jsonl").read_bytes().splitlines(keepends=True)
+    assert len(log) == 12
+    # A driver killed mid-chunk: the last 4 summaries never logged, a torn line at the end.
+    (out / "units.jsonl").write_bytes(b"".join(log[:8]) + log[8][:20])
+    # An unlogged part whose footer is another unit's (copied by hand) is not trusted: played again.
+    damaged = out / "variant=clarke" / "part-400-499.parquet"
+    damaged.write_bytes((out / "variant=clarke" / "part-100-199.parquet").read_bytes())
+    # A part gone: played again.
+    (out / "variant=masten" / "part-500-599.parquet").unlink()
+    code, _, err = cli(["run", pm_study, "--backend", "serial", "--batch-size", "100", "--out", out], capsys)
+    assert code == 0 and "2 units run, 10 already done" in err, err
+    assert rows(out).equals(clean)
+    m = json.loads((out / "run.json").read_text())
+    assert m["totals"] == totals and m["status"] == "complete"
+    # The log now holds every unit (the unlogged ones recovered from their footers), so a rerun needs no footer.
+    keys = [json.loads(line)["key"] for line in (out / "units.jsonl").read_text().splitlines()[8:]]
+    assert sorted(keys) == ["clarke/part-400-499", "clarke/part-500-599", "masten/part-400-499",
+                            "masten/part-500-599"]
+    code, _, err = cli(["run", pm_study, "--backend", "serial", "--batch-size", "100", "--out", out], capsys)
+    assert code == 0 and "nothing to do: all 12 units already done" in err
+    assert json.loads((out / "run.json").read_text())["totals"] == totals

@@ -1,4 +1,4 @@
-"""Planning (pipeline.planning, `patience plan`): deals for a 95% half-width, and deals to halve an interval."""
+"""Sample sizes (pipeline.sample_sizes, `patience plan`): deals for a 95% half-width, and deals to halve an interval."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from statsmodels.stats.proportion import proportion_confint
 
-from pipeline.planning import (
+from pipeline.sample_sizes import (
     Z95,
     deals_independent,
     deals_normal,
