@@ -8,9 +8,11 @@ rates with 95% intervals beside the published figures, the outcome mix, the
 distribution of ``rounds`` (or ``nodes``/``seconds`` for solver games), and the
 paired comparison of ``patience compare``.
 
-Every chart is computed from aggregates (polars quantiles and counts), never
-from all rows in matplotlib, so a 10-million-deal run renders as fast as a
-small one.
+Every chart is computed from aggregates, never from all rows: percentiles
+from streamed histograms (pipeline.distributions, exact for integer columns
+and, but for bins too full to re-read, for floats; the caption says which),
+the paired counts by a streaming join on ``deal`` (pipeline.parts), so memory
+stays flat in the number of deals.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from typing import Any
 
 import polars as pl
 
+from pipeline.distributions import Distribution, accuracy_note, column_distributions
 from pipeline.paired import ComparisonSet, compare_run, display_rows, method_notes
 from pipeline.sample_sizes import halving_line
 from pipeline.report import Report, scan_deals, shows_rounds, verdict_text
@@ -160,7 +163,7 @@ def distribution_metrics(lf: pl.LazyFrame) -> list[tuple[str, str, bool]]:
     ``strategy: solver``; their fixed strategies leave the solver columns at zero)."""
     cols = lf.collect_schema().names()
     wanted = [c for c in ("rounds", "nodes") if c in cols]
-    peaks = lf.select(pl.col(c).max() for c in wanted).collect().row(0) if wanted else ()
+    peaks = lf.select(pl.col(c).max() for c in wanted).collect(engine="streaming").row(0) if wanted else ()
     peak = dict(zip(wanted, peaks))
     out = []
     if (peak.get("rounds") or 0) > 0:
@@ -172,36 +175,28 @@ def distribution_metrics(lf: pl.LazyFrame) -> list[tuple[str, str, bool]]:
     return out or [("rounds", "rounds (passes through the stock)", False)]
 
 
-def _box_stats(lf: pl.LazyFrame, column: str, variants: list[str]) -> dict[tuple[str, bool], dict[str, float]]:
-    """(variant, won) -> n, 5/25/50/75/95th percentiles and mean of ``column``.
+def _box_stats(lf: pl.LazyFrame, column: str, variants: list[str],
+               report: Report | None = None) -> dict[tuple[str, bool], Distribution]:
+    """(variant, won) -> n, 5/25/50/75/95th percentiles, mean and max of ``column``, from streamed histograms.
 
-    One variant at a time (hive partition pruning reads only its files), so memory
-    is bounded by the largest variant, not by the run.
+    Memory stays flat in the number of deals (pipeline.distributions); ``rounds`` reuses the report's own
+    histogram, so it costs no pass over the rows.
     """
-    import numpy as np
-
-    out: dict[tuple[str, bool], dict[str, float]] = {}
-    for v in variants:
-        part = lf.filter(pl.col("variant") == v).select("won", column).collect()
-        won = part["won"].to_numpy()
-        values = part[column].cast(pl.Float64).to_numpy()
-        for flag in (True, False):
-            x = values[won == flag]
-            if x.size == 0:
-                continue
-            q = np.quantile(x, [0.05, 0.25, 0.5, 0.75, 0.95])
-            out[(v, flag)] = {"n": int(x.size), "p05": q[0], "q1": q[1], "med": q[2], "q3": q[3], "p95": q[4],
-                              "mean": float(x.mean()), "max": float(x.max())}
-    return out
+    by_value = None
+    if column == "rounds" and report is not None and report.histogram is not None:
+        by_value = report.histogram.group_by("variant", "won", "rounds").agg(pl.col("n").sum())
+    return column_distributions(lf, column, variants, by_value=by_value)
 
 
 def chart_distribution(report: Report, lf: pl.LazyFrame, column: str, label: str, log: bool,
-                       numbers: dict[str, int] | None = None) -> str:
+                       numbers: dict[str, int] | None = None,
+                       stats: dict[tuple[str, bool], Distribution] | None = None) -> str:
     """Box plots (quartiles, whiskers at the 5th and 95th percentiles, mean as a dot) per variant, won vs not."""
     import matplotlib as mpl
     from matplotlib.patches import Patch
 
-    by_key = _box_stats(lf, column, list(report.rows["variant"]))
+    dists = stats if stats is not None else _box_stats(lf, column, list(report.rows["variant"]), report)
+    by_key = {k: d.as_dict() for k, d in dists.items()}
     variants = list(report.rows["variant"])
     boxes, positions, colours = [], [], []
     for i, v in enumerate(variants):
@@ -461,8 +456,11 @@ def render_html(report: Report) -> str:
             "<h2>Distribution per deal</h2>",
         ]
         for column, label, log in distribution_metrics(lf):
-            parts.append(_figure_html(f"chart-{column}", chart_distribution(report, lf, column, label, log, numbers),
-                                      f"{column} per deal, won deals and the others separately."))
+            stats = _box_stats(lf, column, variants, report)
+            parts.append(_figure_html(f"chart-{column}",
+                                      chart_distribution(report, lf, column, label, log, numbers, stats),
+                                      f"{column} per deal, won deals and the others separately. "
+                                      f"{accuracy_note(column, stats)}."))
     else:
         parts.append("<p>No results yet.</p>")
     if cs is not None:

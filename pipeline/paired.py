@@ -40,13 +40,13 @@ import numpy as np
 
 from pipeline.errors import BadInput
 from pipeline.intervals import Z95, wilson
+from pipeline.parts import LOST, UNKNOWN, WON, pair_counts  # noqa: F401 (pair_counts: part of this module's API)
 
 METHOD = "Newcombe hybrid score interval for paired proportions (Newcombe 1998, method 10)"
 TEST = "McNemar exact test (two-sided binomial on the discordant deals)"
 ADJUST = "Holm"
 ALPHA = 0.05
 P_FLOOR_LOG10 = -300.0  # below this a p-value is printed as "p < 1e-300"
-LOST, WON, UNKNOWN = 0, 1, 2  # per-deal states used for pairing
 
 
 # --- statistics on one paired 2x2 table --------------------------------------------------------
@@ -158,11 +158,6 @@ def format_p(log10_p: float) -> str:
 
 
 # --- one comparison, with unknown outcomes as bounds ----------------------------------------------
-
-
-def pair_counts(baseline: np.ndarray, variant: np.ndarray) -> np.ndarray:
-    """3x3 counts [baseline state, variant state] over paired deals (states LOST, WON, UNKNOWN)."""
-    return np.bincount(3 * baseline.astype(np.int64) + variant.astype(np.int64), minlength=9).reshape(3, 3)
 
 
 def resolve(counts: np.ndarray, variant_unknown_won: bool) -> PairedTable:
@@ -325,42 +320,24 @@ def finish(title: str, baseline: str, comparisons: list[Comparison], notes: list
     return ComparisonSet(title=title, baseline=baseline, comparisons=comparisons, notes=list(notes or []))
 
 
-def _states(run_dir: Path) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """variant -> (sorted deal indices, states LOST/WON/UNKNOWN) for a run folder.
+def _sides(run_dir: Path) -> dict[str, Any]:
+    """variant -> its part files as disjoint blocks in deal order (footers only: no rows are read here)."""
+    from pipeline.parts import blocks_of, variant_folders
 
-    Read one variant at a time (the hive partition prunes the files), keeping only
-    an int64 and an int8 per deal: 10 million rows stay well under a gigabyte.
+    return {name: blocks_of(folder) for name, folder in variant_folders(run_dir).items()}
+
+
+def _counts(base: tuple[Path, str, Any], others: list[tuple[Path, str, Any]]) -> list[np.ndarray]:
+    """3x3 state counts of one side against each of the others, by a streaming merge join on ``deal``.
+
+    A side is (run folder, variant, its blocks or None when it has no results).
     """
-    import polars as pl
+    from pipeline.parts import paired_counts
 
-    from pipeline.report import scan_deals
+    def side(run: Path, name: str, blocks: Any) -> tuple[list, str, str]:
+        return (blocks or [], f"RUN_DIR {run}", name)
 
-    lf = scan_deals(run_dir)
-    names = lf.select("variant").unique(maintain_order=True).collect()["variant"].to_list()
-    out = {}
-    for name in names:
-        part = (
-            lf.filter(pl.col("variant") == name)
-            .select(
-                "deal",
-                pl.when(pl.col("outcome") == "won").then(WON)
-                .when(pl.col("outcome") == "unknown").then(UNKNOWN)
-                .otherwise(LOST).cast(pl.Int8).alias("state"),
-            )
-            .sort("deal")
-            .collect()
-        )
-        deals = part["deal"].to_numpy()
-        if deals.size > 1 and not (np.diff(deals) > 0).all():
-            raise BadInput(f"RUN_DIR {run_dir}: variant {name!r} holds some deal twice; "
-                           "allowed: a run folder written by `patience run` (rerun with --fresh)")
-        out[name] = (deals, part["state"].to_numpy())
-    return out
-
-
-def _pair(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-    _, ia, ib = np.intersect1d(a[0], b[0], assume_unique=True, return_indices=True)
-    return pair_counts(a[1][ia], b[1][ib])
+    return paired_counts(side(*base), [side(*o) for o in others])
 
 
 def _check_run(run_dir: Path, what: str) -> dict[str, Any]:
@@ -378,7 +355,7 @@ def compare_run(run_dir: str | Path, baseline: str | None = None,
     run_dir = Path(run_dir)
     manifest = _check_run(run_dir, "RUN_DIR")
     declared = list(manifest.get("config", {}).get("variants", {}))
-    states = _states(run_dir)
+    states = _sides(run_dir)
     names = declared + [v for v in states if v not in declared]
     if not names:
         raise BadInput(f"RUN_DIR {run_dir}: the run has no variants; allowed: a folder written by `patience run`")
@@ -398,8 +375,8 @@ def compare_run(run_dir: str | Path, baseline: str | None = None,
         if not others:
             raise BadInput(f"RUN_DIR {run_dir}: the study has one variant ({base}), nothing to compare it with; "
                            "allowed: a run with two or more variants, or a second run: compare RUN_DIR RUN_B")
-    empty = (np.empty(0, np.int64), np.empty(0, np.int8))
-    comparisons = [compare_counts(base, v, _pair(states.get(base, empty), states.get(v, empty))) for v in others]
+    counts = _counts((run_dir, base, states.get(base)), [(run_dir, v, states.get(v)) for v in others])
+    comparisons = [compare_counts(base, v, n) for v, n in zip(others, counts)]
     title = f"{manifest.get('study', run_dir.name)} ({manifest.get('game', '?')}): variants vs {base}, paired on deal"
     return finish(title, base, comparisons)
 
@@ -432,7 +409,7 @@ def compare_runs(run_a: str | Path, run_b: str | Path, variants: Sequence[str] |
     if problem:
         raise BadInput(f"RUN_B {run_b}: did not play the same deals as {run_a} ({problem}); "
                        "allowed: two runs of the same game with the same seed, deals file or Microsoft numbers")
-    sa, sb = _states(run_a), _states(run_b)
+    sa, sb = _sides(run_a), _sides(run_b)
     common = [v for v in sa if v in sb]
     if variants:
         for v in variants:
@@ -449,7 +426,7 @@ def compare_runs(run_a: str | Path, run_b: str | Path, variants: Sequence[str] |
     la, lb = _run_labels(run_a, run_b, ma, mb)
     comparisons = []
     for v in chosen:
-        counts = _pair(sa[v], sb[v])
+        (counts,) = _counts((run_a, v, sa[v]), [(run_b, v, sb[v])])
         if counts.sum() == 0:
             raise BadInput(f"RUN_B {run_b}: variant {v!r} shares no deal index with {run_a}; "
                            "allowed: runs whose deal ranges overlap")

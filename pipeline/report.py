@@ -87,6 +87,7 @@ class Report:
     outcomes: list[str]
     rows: pl.DataFrame  # one row per variant; raw numbers (see build_report)
     sources: dict[str, str] = field(default_factory=dict)
+    histogram: pl.DataFrame | None = None  # deals per (variant, outcome, won, rounds): see rounds_histogram
 
 
 def _quantile(values: np.ndarray, counts: np.ndarray, q: float) -> float:
@@ -103,18 +104,20 @@ def _quantile(values: np.ndarray, counts: np.ndarray, q: float) -> float:
 
 
 def rounds_histogram(lf: pl.LazyFrame) -> pl.DataFrame:
-    """Deals per (variant, outcome, rounds), sorted.
+    """Deals per (variant, outcome, won, rounds), sorted.
 
     Every report figure (counts, means, exact medians and percentiles) follows
     from this small table; building it is one streaming pass over the rows, so
-    memory does not grow with the number of deals.
+    memory does not grow with the number of deals.  ``won`` rides along (it is
+    ``outcome == "won"`` in any run) so the HTML report's box plots of rounds,
+    split by won, need no second pass.
     """
     return (
-        lf.select("variant", "outcome", "rounds")
-        .group_by("variant", "outcome", "rounds")
+        lf.select("variant", "outcome", "won", "rounds")
+        .group_by("variant", "outcome", "won", "rounds")
         .agg(pl.len().cast(pl.Int64).alias("n"))
         .collect(engine="streaming")
-        .sort("variant", "outcome", "rounds")
+        .sort("variant", "outcome", "rounds", "won")
     )
 
 
@@ -193,6 +196,7 @@ def build_report(run_dir: str | Path) -> Report:
         outcomes=outcomes,
         rows=rows,
         sources=sources,
+        histogram=hist,
     )
 
 

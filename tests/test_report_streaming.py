@@ -1,0 +1,252 @@
+"""compare and the HTML report in flat memory (issue 14): the streaming paths give the numbers the
+whole-column paths gave.
+
+The reference implementations below are the code these paths replaced (whole columns loaded,
+``np.intersect1d`` on the deal indices, ``np.quantile`` on the values), kept here as oracles.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from urllib.parse import quote
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from pipeline import parts as parts_module
+from pipeline.distributions import QUANTILES, accuracy_note, column_distributions
+from pipeline.paired import LOST, UNKNOWN, WON, compare_counts, compare_run, compare_runs, pair_counts
+from pipeline.report import build_report, scan_deals
+
+
+# --- the replaced whole-column implementations, as oracles -------------------------------------------
+
+
+def old_states(run_dir: Path) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    lf = scan_deals(run_dir)
+    names = lf.select("variant").unique(maintain_order=True).collect()["variant"].to_list()
+    out = {}
+    for name in names:
+        part = (lf.filter(pl.col("variant") == name)
+                .select("deal", pl.when(pl.col("outcome") == "won").then(WON)
+                        .when(pl.col("outcome") == "unknown").then(UNKNOWN)
+                        .otherwise(LOST).cast(pl.Int8).alias("state"))
+                .sort("deal").collect())
+        out[name] = (part["deal"].to_numpy(), part["state"].to_numpy())
+    return out
+
+
+def old_pair(a, b) -> np.ndarray:
+    _, ia, ib = np.intersect1d(a[0], b[0], assume_unique=True, return_indices=True)
+    return pair_counts(a[1][ia], b[1][ib])
+
+
+def old_box_stats(lf: pl.LazyFrame, column: str, variants: list[str]) -> dict:
+    out = {}
+    for v in variants:
+        part = lf.filter(pl.col("variant") == v).select("won", column).collect()
+        won = part["won"].to_numpy()
+        values = part[column].cast(pl.Float64).to_numpy()
+        for flag in (True, False):
+            x = values[won == flag]
+            if x.size == 0:
+                continue
+            q = np.quantile(x, list(QUANTILES))
+            out[(v, flag)] = {"n": int(x.size), "p05": q[0], "q1": q[1], "med": q[2], "q3": q[3], "p95": q[4],
+                              "mean": float(x.mean()), "max": float(x.max())}
+    return out
+
+
+# --- run folders written directly ---------------------------------------------------------------------
+
+
+def write_run(path: Path, variants: dict[str, dict[str, np.ndarray]], cuts: dict[str, list[int]],
+              deal_source: dict | None = None, study: str = "stream") -> Path:
+    """A run folder: each variant's rows (a dict of columns, ``deal`` first) split into parts at ``cuts``
+    (positions in its rows), rows inside a part in the given order."""
+    path.mkdir(parents=True)
+    src = deal_source or {"kind": "seeded", "seed": 3, "deals": 1000}
+    manifest = {"patience_manifest": 1, "study": study, "game": "penguin", "deal_source": src,
+                "seed": src.get("seed"), "status": "complete", "units": [],
+                "config": {"variants": {v: {"rules": {}} for v in variants}, "reference": {}}}
+    (path / "run.json").write_text(json.dumps(manifest))
+    for name, cols in variants.items():
+        folder = path / ("variant=" + quote(name, safe=""))  # hive's encoding (DESIGN section 6)
+        folder.mkdir()
+        n = len(cols["deal"])
+        bounds = [0, *cuts.get(name, []), n]
+        for a, b in zip(bounds, bounds[1:]):
+            if a == b:
+                continue
+            table = pa.table({k: (pa.array(v[a:b].tolist(), pa.string()) if k in ("outcome", "solution")
+                                  else pa.array(v[a:b])) for k, v in cols.items()})
+            d = cols["deal"][a:b]
+            pq.write_table(table, folder / f"part-{d.min()}-{d.max()}-{a}.parquet")
+    return path
+
+
+def random_variant(rng, deals: np.ndarray, p_won: float, p_unknown: float) -> dict[str, np.ndarray]:
+    u = rng.uniform(size=deals.size)
+    outcome = np.where(u < p_won, "won", np.where(u < p_won + p_unknown, "unknown",
+                                                  np.where(u < 0.9, "cycle", "unsolvable")))
+    won = outcome == "won"
+    return {
+        "deal": deals.astype(np.int64),
+        "outcome": outcome,
+        "won": won,
+        "rounds": rng.integers(1, 60, deals.size).astype(np.int32),
+        "nodes": np.where(won, rng.integers(1, 3000, deals.size), 2_000_000).astype(np.int64),
+        "wide": (rng.pareto(1.2, deals.size) * 1e4).astype(np.int64),  # spans far more than EXACT_SPAN
+        "seconds": rng.lognormal(-4, 1.5, deals.size),
+        "narrow": 1 + rng.uniform(0, 0.004, deals.size),  # a few log bins, hundreds of values in each
+        "solution": np.where(won, "1a 2b 3c" * 20, ""),
+    }
+
+
+@pytest.fixture(scope="module")
+def run_with_unknowns(tmp_path_factory) -> Path:
+    """Three variants on 4,000 deals: unknown outcomes, parts that do not line up between variants,
+    rows shuffled inside parts, and deals only some variants played."""
+    rng = np.random.default_rng(14)
+    all_deals = np.arange(4000)
+    variants = {
+        "base": random_variant(rng, all_deals, 0.5, 0.05),
+        "other,x=1": random_variant(rng, all_deals[::-1].copy(), 0.3, 0.1),  # stored in reverse order
+        "gappy": random_variant(rng, np.setdiff1d(all_deals, np.arange(100, 700)), 0.6, 0.0),
+    }
+    cuts = {"base": [1000, 2000, 3000], "other,x=1": [500, 1700, 2900, 3999], "gappy": [123, 2222]}
+    return write_run(tmp_path_factory.mktemp("stream") / "run", variants, cuts)
+
+
+# --- compare -----------------------------------------------------------------------------------------
+
+
+def test_compare_run_counts_equal_the_whole_column_path(run_with_unknowns):
+    old = old_states(run_with_unknowns)
+    for baseline in ("base", "other,x=1", "gappy"):
+        cs = compare_run(run_with_unknowns, baseline=baseline)
+        for c in cs.comparisons:
+            counts = old_pair(old[baseline], old[c.variant])
+            expected = compare_counts(baseline, c.variant, counts)
+            got = {k: v for k, v in vars(c).items() if k not in ("log10_p_holm", "verdict")}
+            assert got == {k: v for k, v in vars(expected).items() if k not in ("log10_p_holm", "verdict")}
+    c = compare_run(run_with_unknowns, baseline="base", variants=["other,x=1"]).comparisons[0]
+    assert c.unknown_baseline > 0 and c.unknown_variant > 0 and c.deals == 4000  # the cases under test occur
+    assert compare_run(run_with_unknowns, baseline="base", variants=["gappy"]).comparisons[0].deals == 3400
+
+
+def test_each_part_is_read_once_however_many_variants(run_with_unknowns, monkeypatch):
+    reads: list[Path] = []
+    real = parts_module._states_of_part
+
+    def counting(path):
+        reads.append(path)
+        return real(path)
+
+    monkeypatch.setattr(parts_module, "_states_of_part", counting)
+    compare_run(run_with_unknowns, baseline="base")
+    files = sorted(run_with_unknowns.glob("variant=*/*.parquet"))
+    assert sorted(reads) == files  # every part once: the baseline is not re-read per variant
+
+
+def test_two_runs_with_different_unit_ranges_in_two_folders(tmp_path):
+    rng = np.random.default_rng(7)
+    src = {"kind": "seeded", "seed": 11, "deals": 5000}
+    a_cols = random_variant(rng, np.arange(5000), 0.5, 0.03)
+    b_cols = random_variant(rng, np.arange(1200, 6000), 0.45, 0.08)
+    a = write_run(tmp_path / "first", {"v": a_cols, "w": a_cols}, {"v": [1000, 2000, 3000, 4000]},
+                  deal_source=src, study="same")
+    b = write_run(tmp_path / "second", {"v": b_cols}, {"v": list(range(333, 4800, 333))},
+                  deal_source={**src, "deals": 6000}, study="same")
+    (c,) = compare_runs(a, b, ["v"]).comparisons
+    counts = old_pair(old_states(a)["v"], old_states(b)["v"])
+    assert counts.sum() == 3800
+    expected = compare_counts(c.baseline, c.variant, counts)
+    assert (c.both, c.baseline_only, c.variant_only, c.neither, c.unknown_baseline, c.unknown_variant,
+            c.ci95_low, c.ci95_high, c.log10_p) == \
+        (expected.both, expected.baseline_only, expected.variant_only, expected.neither, expected.unknown_baseline,
+         expected.unknown_variant, expected.ci95_low, expected.ci95_high, expected.log10_p)
+    assert (c.baseline, c.variant) == ("first:v", "second:v")  # same study name: told apart by folder
+
+
+def test_a_deal_stored_twice_is_bad_input(tmp_path, capsys):
+    from pipeline_util import cli
+
+    deals = np.concatenate([np.arange(100), np.arange(50, 60)])  # 50..59 twice, in two overlapping parts
+    rng = np.random.default_rng(1)
+    run = write_run(tmp_path / "dup", {"a": random_variant(rng, np.arange(100), 0.5, 0),
+                                       "b": random_variant(rng, deals, 0.5, 0)}, {"b": [100]})
+    code, out, err = cli(["compare", run], capsys)
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and f"RUN_DIR {run}: variant 'b' holds some deal twice" in err
+
+
+# --- distributions -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("column", ["rounds", "nodes", "wide", "seconds", "narrow"])
+def test_distributions_equal_numpy_on_all_rows(run_with_unknowns, column):
+    lf = scan_deals(run_with_unknowns)
+    variants = ["base", "other,x=1", "gappy"]
+    old = old_box_stats(lf, column, variants)
+    new = column_distributions(lf, column, variants)
+    assert set(new) == set(old)
+    for key, expected in old.items():
+        got = new[key].as_dict()
+        mean = got.pop("mean")
+        float_column = column in ("seconds", "narrow")
+        assert mean == (pytest.approx(expected.pop("mean"), rel=1e-13) if float_column else expected.pop("mean"))
+        assert got == expected, (key, got, expected)  # bit for bit: exact percentiles
+        assert new[key].max_relative_error == 0.0
+    assert "every percentile exact" in accuracy_note(column, new)
+    if column == "narrow":  # full bins: the second pass must have read their rows back
+        assert sum(d.reread for d in new.values()) > 0
+
+
+def test_float_percentiles_when_bins_are_too_full_to_reread_are_approximate_within_the_stated_bound(
+        run_with_unknowns, monkeypatch):
+    import pipeline.distributions as dist
+
+    monkeypatch.setattr(dist, "REFINE_ROWS", 0)
+    lf = scan_deals(run_with_unknowns)
+    variants = ["base", "other,x=1"]
+    old = old_box_stats(lf, "narrow", variants)
+    new = column_distributions(lf, "narrow", variants)
+    worst = max(d.max_relative_error for d in new.values())
+    assert 0 < worst < 2 ** (1 / dist.BINS_PER_DOUBLING) - 1  # under one bin's width
+    differ = 0
+    for key, expected in old.items():
+        got = new[key]
+        for name in ("p05", "q1", "med", "q3", "p95"):
+            err = abs(getattr(got, name) - expected[name])
+            assert err <= got.max_error * (1 + 1e-12) + 1e-300
+            assert err <= worst * abs(expected[name]) * (1 + 1e-9)
+            differ += err > 0
+        assert got.max == expected["max"]
+    assert differ > 0  # the approximate path was taken
+    note = accuracy_note("narrow", new)
+    assert "approximate" in note and f"{100 * worst:.3g}%" in note
+
+
+def test_rounds_from_the_reports_histogram_equal_a_pass_over_the_rows(run_with_unknowns):
+    from pipeline.html_report import _box_stats
+
+    report = build_report(run_with_unknowns)
+    variants = list(report.rows["variant"])
+    lf = scan_deals(run_with_unknowns)
+    from_report = {k: d.as_dict() for k, d in _box_stats(lf, "rounds", variants, report).items()}
+    assert from_report == old_box_stats(lf, "rounds", variants)
+
+
+def test_html_report_states_how_exact_each_distribution_is(run_with_unknowns):
+    from pipeline.html_report import render_html
+
+    page = render_html(build_report(run_with_unknowns))
+    for column in ("rounds", "nodes", "seconds"):
+        assert f'id="chart-{column}"' in page
+    assert "seconds: every percentile exact" in page
+    assert "1a 2b 3c" not in page  # the solution column is never shown (nor read)
