@@ -33,6 +33,7 @@ import numpy as np
 from pipeline.errors import BadInput
 
 LOST, WON, UNKNOWN = 0, 1, 2  # per-deal states used for pairing (pipeline.paired uses the same codes)
+READ_THREADS = 2  # background readers: one block ahead on every side
 
 
 @dataclass(frozen=True)
@@ -55,14 +56,13 @@ class Block:
 def variant_folders(run_dir: Path) -> dict[str, Path]:
     """variant name -> its ``variant=`` folder, for every folder holding at least one part, in name order.
 
-    The same files :func:`pipeline.report.scan_deals` reads (``variant=*/*.parquet``); names are
-    percent-decoded as hive partitioning decodes them.
+    The same files :func:`pipeline.report.scan_deals` reads (``PARTS_GLOB``); names are percent-decoded
+    as hive partitioning decodes them.
     """
-    out = {}
-    for folder in sorted(Path(run_dir).glob("variant=*")):
-        if folder.is_dir() and any(folder.glob("*.parquet")):
-            out[unquote(folder.name.removeprefix("variant="))] = folder
-    return out
+    from pipeline.store import PARTS_GLOB
+
+    folders = sorted({path.parent for path in Path(run_dir).glob(PARTS_GLOB)})
+    return {unquote(folder.name.removeprefix("variant=")): folder for folder in folders}
 
 
 def _deal_range(path: Path) -> tuple[int, int, int]:
@@ -93,8 +93,10 @@ def _deal_range(path: Path) -> tuple[int, int, int]:
 
 def blocks_of(folder: Path) -> list[Block]:
     """The folder's parts as disjoint blocks in deal order (overlapping parts merged into one block)."""
+    from pipeline.store import PARTS_GLOB
+
     parts = []
-    for path in sorted(folder.glob("*.parquet")):
+    for path in sorted(folder.glob(PARTS_GLOB.split("/", 1)[1])):
         lo, hi, rows = _deal_range(path)
         if rows:
             parts.append(Part(path, lo, hi, rows))
@@ -143,13 +145,39 @@ def read_block(block: Block, where: str, variant: str) -> tuple[np.ndarray, np.n
     return deals, states
 
 
+class ReadAhead:
+    """Reads blocks on a background thread before they are needed (pyarrow decodes without the GIL), so
+    reading overlaps the pairing; at most a few blocks are in flight, so memory stays flat."""
+
+    def __init__(self, pool):
+        self.pool = pool
+        self.pending: dict[int, object] = {}
+
+    def want(self, block: Block, where: str, variant: str) -> None:
+        if self.pool is not None and id(block) not in self.pending:
+            self.pending[id(block)] = self.pool.submit(read_block, block, where, variant)
+
+    def get(self, block: Block, where: str, variant: str) -> tuple[np.ndarray, np.ndarray]:
+        future = self.pending.pop(id(block), None)
+        return future.result() if future is not None else read_block(block, where, variant)
+
+
 class Cursor:
     """One side of the merge join: hands out (deals, states) for increasing deal ranges."""
 
-    def __init__(self, blocks: list[Block], where: str, variant: str):
+    def __init__(self, blocks: list[Block], where: str, variant: str, reader: ReadAhead | None = None):
         self.blocks, self.where, self.variant = blocks, where, variant
+        self.reader = reader or ReadAhead(None)
         self.next = 0
         self.loaded: deque[tuple[Block, np.ndarray, np.ndarray]] = deque()
+
+    def prefetch(self, lo: int, hi: int) -> None:
+        """Start reading the blocks a later ``take(lo, hi)`` will load."""
+        k = self.next
+        while k < len(self.blocks) and self.blocks[k].lo <= hi:
+            if self.blocks[k].hi >= lo:
+                self.reader.want(self.blocks[k], self.where, self.variant)
+            k += 1
 
     def take(self, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
         """Deals in [lo, hi] (sorted) and their states; later calls must not ask for a smaller ``lo``."""
@@ -159,7 +187,7 @@ class Cursor:
             block = self.blocks[self.next]
             self.next += 1
             if block.hi >= lo:  # a block wholly before the range pairs with nothing: never read
-                self.loaded.append((block, *read_block(block, self.where, self.variant)))
+                self.loaded.append((block, *self.reader.get(block, self.where, self.variant)))
         if not self.loaded:
             return np.empty(0, np.int64), np.empty(0, np.int8)
         if len(self.loaded) == 1:
@@ -189,15 +217,24 @@ def paired_counts(baseline: tuple[list[Block], str, str],
 
     Each side is (blocks, where, variant name); ``where`` names the run in error messages.
     """
+    from concurrent.futures import ThreadPoolExecutor
+
     blocks, where, name = baseline
     totals = [np.zeros((3, 3), dtype=np.int64) for _ in others]
     if not others:
         return totals
-    cursors = [Cursor(*o) for o in others]
-    for block in blocks:
-        da, sa = read_block(block, where, name)
-        for k, cursor in enumerate(cursors):
-            db, sb = cursor.take(block.lo, block.hi)
-            if db.size:
-                totals[k] += _pair(da, sa, db, sb)
+    with ThreadPoolExecutor(max_workers=READ_THREADS, thread_name_prefix="patience-read") as pool:
+        reader = ReadAhead(pool)
+        cursors = [Cursor(*o, reader=reader) for o in others]
+        for i, block in enumerate(blocks):
+            if i + 1 < len(blocks):  # the next range, read while this one is paired
+                upcoming = blocks[i + 1]
+                reader.want(upcoming, where, name)
+                for cursor in cursors:
+                    cursor.prefetch(upcoming.lo, upcoming.hi)
+            da, sa = reader.get(block, where, name)
+            for k, cursor in enumerate(cursors):
+                db, sb = cursor.take(block.lo, block.hi)
+                if db.size:
+                    totals[k] += _pair(da, sa, db, sb)
     return totals
