@@ -149,8 +149,8 @@ class RayExecutor:
         t0 = time.perf_counter()
         warm = ray.remote(num_cpus=1, max_retries=MAX_RETRIES)(warm_up)
         refs = [warm.remote(game, rules) for _ in range(self.cpus())]
-        ray.wait(refs, num_returns=len(refs), timeout=60)
-        for ref in refs:
+        _, late = ray.wait(refs, num_returns=len(refs), timeout=60)
+        for ref in late:
             ray.cancel(ref, force=True)  # one still starting (a busy cluster) need not hold the run up
         return time.perf_counter() - t0
 
