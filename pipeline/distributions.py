@@ -34,7 +34,7 @@ import polars as pl
 
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
 NAMES = ("p05", "q1", "med", "q3", "p95")
-EXACT_SPAN = 1 << 16  # integer columns spanning at most this many values are binned by value
+EXACT_SPAN = 1 << 12  # integer columns spanning at most this many values are counted value by value
 # Log bins: relative width 2**(1/128) - 1 = 0.54%.  Fewer, wider bins make the streamed group-by cheaper
 # (its cost grows with the number of groups) and the second pass keeps more rows; 128 balances the two.
 BINS_PER_DOUBLING = 128
@@ -58,6 +58,7 @@ class Distribution:
     max_error: float = 0.0  # largest absolute error bound of the percentiles (0: exact)
     max_relative_error: float = 0.0
     reread: int = 0  # order statistics the second pass read back exactly
+    binned: bool = False  # log bins (True) or a count of every value (False)
 
     def as_dict(self) -> dict[str, float]:
         return {k: getattr(self, k) for k in ("n", "p05", "q1", "med", "q3", "p95", "mean", "max")}
@@ -135,7 +136,7 @@ def _from_values(hist: pl.DataFrame, column: str, variants: list[str]) -> dict[t
         as_float = values.astype(np.float64)
         qs, _ = lerp_quantiles(n, lambda r: as_float[np.searchsorted(cum, r, side="right")])
         total = sum(int(v) * int(c) for v, c in zip(values, counts))  # exact, whatever the size
-        out[key] = Distribution(n, *map(float, qs), mean=total / n, max=float(values[-1]))
+        out[key] = Distribution(n, *map(float, qs), mean=total / n, max=float(values[-1]), binned=False)
     return out
 
 
@@ -234,7 +235,7 @@ class _Plan:
     def finish(self) -> Distribution:
         if self.nans:  # numpy: any NaN makes every figure NaN
             nan = math.nan
-            return Distribution(self.n, nan, nan, nan, nan, nan, nan, nan)
+            return Distribution(self.n, nan, nan, nan, nan, nan, nan, nan, binned=True)
         errs: dict[int, float] = {}
 
         def at(ranks: np.ndarray) -> np.ndarray:
@@ -254,7 +255,8 @@ class _Plan:
         total = self.total
         mean = (int(total) / self.n) if isinstance(total, (int, np.integer)) else float(total) / self.n
         return Distribution(self.n, *map(float, qs), mean=mean, max=float(self.hi.max()),
-                            max_error=float(bound.max()), max_relative_error=float(rel), reread=len(self.reread))
+                            max_error=float(bound.max()), max_relative_error=float(rel), reread=len(self.reread),
+                            binned=True)
 
 
 def accuracy_note(column: str, dists: dict[tuple[str, bool], Distribution]) -> str:
@@ -264,5 +266,6 @@ def accuracy_note(column: str, dists: dict[tuple[str, bool], Distribution]) -> s
         return (f"{column}: percentiles from a streamed histogram ({BINS_PER_DOUBLING} log-spaced bins per "
                 f"doubling); some are approximate, each within {100 * worst:.3g}% of the exact value "
                 "(bins too full to re-read exactly); maximum exact, mean exact up to float rounding")
-    return (f"{column}: every percentile exact (from a streamed histogram, re-reading only the rows of the bins "
-            "they fall in), the same numbers numpy.quantile gives on all rows")
+    how = ("a streamed histogram, re-reading only the rows of the bins they fall in"
+           if any(d.binned for d in dists.values()) else "a streamed count of every value")
+    return f"{column}: every percentile exact (from {how}), the same numbers numpy.quantile gives on all rows"

@@ -24,6 +24,11 @@ deals than two independent win rates.
   lost, so results become bounds: the lower end counts the variant's unknowns
   as lost and the baseline's as won, the upper end the reverse; the p-value
   shown is the largest over every way of resolving the unknowns.
+
+Every statistic needs only the 3x3 counts of (baseline, variant) states over
+the paired deals, and those are summed part by part by a streaming merge join
+on ``deal`` (pipeline.parts): memory stays flat in the number of deals, for
+the variants of one run and for two runs whose unit ranges differ alike.
 """
 
 from __future__ import annotations
