@@ -277,14 +277,15 @@ class RunLock:
         self.out = out
         self.path = out / LOCK
         self._fd: int | None = None
-        self.created_dir = False
+        self.created: list[Path] = []
 
     def acquire(self) -> None:
         import fcntl
 
-        if not self.out.exists():
+        missing = [d for d in (self.out, *self.out.parents) if not d.exists()]
+        if missing:
             self.out.mkdir(parents=True)
-            self.created_dir = True
+            self.created = missing  # deepest first: removed on release if the run left them empty
         me = socket.gethostname()
         for _ in range(5):  # retried only when the file was replaced under us
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
@@ -328,11 +329,11 @@ class RunLock:
         finally:
             os.close(self._fd)
             self._fd = None
-        if self.created_dir:
+        for folder in self.created:  # only folders the run left empty (bad input, an unreachable cluster)
             try:
-                self.out.rmdir()  # only if the run wrote nothing else there (bad input, an unreachable cluster)
+                folder.rmdir()
             except OSError:
-                pass
+                break
 
     def __enter__(self) -> RunLock:
         self.acquire()

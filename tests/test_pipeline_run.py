@@ -410,3 +410,18 @@ def test_resume_lists_parts_trusts_the_log_recovers_unlogged_parts_and_replays_d
     code, _, err = cli(["run", pm_study, "--backend", "serial", "--batch-size", "100", "--out", out], capsys)
     assert code == 0 and "nothing to do: all 12 units already done" in err
     assert json.loads((out / "run.json").read_text())["totals"] == totals
+
+
+def test_a_lock_of_another_host_is_refused_naming_it_and_writes_nothing(pm_study, tmp_path, capsys):
+    """On shared storage a holder on another host is known by the lock's text alone (its flock may not reach us)."""
+    out = tmp_path / "r"
+    out.mkdir()
+    text = json.dumps({"host": "node-7", "pid": 4242, "state": "running", "since": "2026-01-01T00:00:00Z"})
+    (out / "run.lock").write_text(text)
+    code, _, err = cli(["run", pm_study, "--backend", "serial", "--out", out], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "host node-7, pid 4242" in err and "delete" in err and "run.lock" in err
+    assert sorted(p.name for p in out.iterdir()) == ["run.lock"] and (out / "run.lock").read_text() == text
+    (out / "run.lock").unlink()  # that run is gone: the documented repair
+    assert cli(["run", pm_study, "--backend", "serial", "--out", out], capsys)[0] == 0
+    assert not (out / "run.lock").exists()
