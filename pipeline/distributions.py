@@ -108,16 +108,28 @@ def column_distributions(lf: pl.LazyFrame, column: str, variants: list[str],
         lo, hi = lf.select(pl.col(column).min().alias("lo"), pl.col(column).max().alias("hi")) \
             .collect(engine="streaming").row(0)
         if lo is None or int(hi) - int(lo) <= EXACT_SPAN:
-            by_value = (lf.filter(pl.col(column).is_not_null())
-                        .group_by("variant", "won", column).agg(pl.len().cast(pl.Int64).alias("n"))
-                        .collect(engine="streaming"))
+            by_value = _per_variant(lf, variants, lambda part: part.filter(pl.col(column).is_not_null())
+                                    .group_by("won", column).agg(pl.len().cast(pl.Int64).alias("n")))
     if by_value is not None:
         return _from_values(by_value, column, variants)
     return _from_log_bins(lf, column, variants, integer)
 
 
+def _per_variant(lf: pl.LazyFrame, variants: list[str], query) -> pl.DataFrame:
+    """``query`` run on each variant's rows alone, results stacked with a ``variant`` column.
+
+    One streaming scan per variant reads only that variant's files (hive pruning) and groups without the
+    ``variant`` string in the key: several times faster than one group-by over every variant at once.
+    """
+    frames = [query(lf.filter(pl.col("variant") == v).drop("variant")).collect(engine="streaming")
+              .with_columns(pl.lit(v, pl.String).alias("variant")) for v in variants]
+    return pl.concat(frames, how="vertical_relaxed") if frames else pl.DataFrame()
+
+
 def _groups(hist: pl.DataFrame, variants: list[str]):
     wanted = set(variants)
+    if "variant" not in hist.columns or hist.is_empty():
+        return
     for (v, won), g in hist.partition_by("variant", "won", as_dict=True).items():
         if v in wanted and won is not None:
             yield (v, bool(won)), g
@@ -143,12 +155,12 @@ def _from_values(hist: pl.DataFrame, column: str, variants: list[str]) -> dict[t
 def _from_log_bins(lf: pl.LazyFrame, column: str, variants: list[str],
                    integer: bool) -> dict[tuple[str, bool], Distribution]:
     x = pl.col(column)
-    hist = (lf.filter(x.is_not_null()).select("variant", "won", column, _log_key(column))
-            .group_by("variant", "won", "_key")
-            .agg(pl.len().cast(pl.Int64).alias("n"), x.cast(pl.Float64).min().alias("lo"),
-                 x.cast(pl.Float64).max().alias("hi"),
-                 (x.cast(pl.Int64) if integer else x.cast(pl.Float64)).sum().alias("total"))
-            .collect(engine="streaming"))
+    hist = _per_variant(lf, variants, lambda part: (
+        part.filter(x.is_not_null()).select("won", column, _log_key(column))
+        .group_by("won", "_key")
+        .agg(pl.len().cast(pl.Int64).alias("n"), x.cast(pl.Float64).min().alias("lo"),
+             x.cast(pl.Float64).max().alias("hi"),
+             (x.cast(pl.Int64) if integer else x.cast(pl.Float64)).sum().alias("total"))))
     plans = {}
     for key, g in _groups(hist, variants):
         g = g.sort("_key")
