@@ -139,12 +139,15 @@ def _finished_units(out_dir: Path, plan: UnitPlan, tally: _Tally) -> tuple[np.nd
 
     Summaries come from units.jsonl; a listed part the log does not hold is summarised from its
     footer (and returned, to be logged), and one whose footer is not its unit's is played again.
+    A finished run whose every part is listed takes its totals from run.json ("nothing to do").
     """
     done = plan.grid()
     for variant, first, last in list_parts(out_dir):
         loc = plan.locate(variant, first, last)
         if loc is not None:
             done[loc] = True
+    if done.all() and _complete_totals(out_dir, plan, tally):
+        return done, []
     counted = plan.grid()
     for rec in read_unit_log(out_dir):
         loc = plan.locate_key(rec["key"])
@@ -162,6 +165,25 @@ def _finished_units(out_dir: Path, plan: UnitPlan, tally: _Tally) -> tuple[np.nd
         tally.add(unit.variant, unit.count, int(rec["wins"]), rec.get("outcomes"))
         recovered.append({**rec, "variant": unit.variant})
     return done, recovered
+
+
+def _complete_totals(out_dir: Path, plan: UnitPlan, tally: _Tally) -> bool:
+    """Fill ``tally`` from run.json when it records this plan complete (every part is listed)."""
+    try:
+        old = read_manifest(out_dir)
+        totals = old["totals"]
+        if old.get("status") != "complete" or totals["units"] != len(plan) or totals["units_done"] != len(plan):
+            return False
+        per = totals["variants"]
+        if set(per) != set(plan.variants) or sum(v["deals"] for v in per.values()) != plan.total_deals:
+            return False
+    except Exception:  # noqa: BLE001 - an older or odd manifest: count from the log and footers instead
+        return False
+    for name in plan.variants:
+        tally.deals[name], tally.wins[name] = int(per[name]["deals"]), int(per[name]["wins"])
+        tally.outcomes[name] = {k: int(n) for k, n in per[name].get("outcomes", {}).items()}
+    tally.units = len(plan)
+    return True
 
 
 def run_study(
