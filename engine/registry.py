@@ -32,6 +32,7 @@ _GAME_MODULES: dict[str, str] = {
     "penguin": "engine.penguin",
     "bakers_game": "engine.bakers_game",
     "freecell": "engine.freecell",
+    "aces_up": "engine.games.aces_up",
 }
 
 # Columns every game returns from play_batch, with their dtypes.
