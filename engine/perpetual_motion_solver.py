@@ -30,8 +30,7 @@ after that deal, each written as two digits, source pile then target pile
 (piles 1..4 from the left), with no separator: "21" moves pile 2's top card (or
 run) onto pile 1, "3141" moves pile 3's then pile 4's onto pile 1.  Trailing
 rounds without moves are left out, and a pass with no move at all is written
-"-".  Example: "-, / 21,,43 / 3141" is not valid (a lone "-" stands for a whole
-pass), while "- / 21,,43 / ,3141" is: no move in pass 1; in pass 2, pile 2 onto
+"-".  Example: "- / 21,,43 / ,3141": no move in pass 1; in pass 2, pile 2 onto
 pile 1 after the first deal and pile 4 onto pile 3 after the third; in pass 3,
 piles 3 and 4 onto pile 1 after the second deal.  The solution ends with the
 pass in which the last cards are discarded, and lists no move after that.
@@ -99,15 +98,17 @@ PW = 56  # room per pile
 MAXMV = 96  # moves kept per pass per line; a longer line is truncated
 BEAM = 24  # positions kept after each deal in a guided expansion
 CAND = 4096  # positions generated after one deal (all parents together)
-LOCAL = 256  # positions reachable by moves after one deal from one parent
+LOCAL = 48  # positions reachable by moves after one deal from one parent, kept in a guided expansion
+EXACT_LOCAL = 2048  # the same in the exhaustive (proof) phase
 EXACT_BEAM = 8192  # beam in the exhaustive (proof) phase
 EXACT_CAND = 1 << 16
 PROOF_NODES = 300  # stocks the breadth-first proof phase may expand
 PROOF_PASSES = 3  # it is tried only for solutions of at most this many passes
+PROOF_WORK = 400_000  # positions (after a move) the breadth-first phase may generate in all
 
 # params
 (P_PILE_FOUR, P_RUN, P_DIR, P_GATHER, P_RTL, P_BEAM, P_CAND, P_LOCAL, P_MAXNODES, P_MAXPASS,
- P_W_LEFT, P_W_RUN, P_W_DEPTH) = range(13)
+ P_W_LEFT, P_W_RUN, P_W_DEPTH, P_WORK) = range(14)
 DIR_LEFT, DIR_RIGHT, DIR_ANY = 0, 1, 2
 RUN_VALUE = np.array([0, 0, 3, 8, 20, 20, 20, 20], dtype=np.int64)
 
@@ -289,7 +290,7 @@ def _state_hash(piles, hts, s):
 
 @nb.njit(cache=True)
 def _expand(stock, n, params, bp, bh, bm, bnm, bl, cp, ch, cm, cnm, cl, ckey, lp, lh, lm, lnm, ll,
-            succ, succ_n, succ_mv, succ_nmv, win_mv):
+            succ, succ_n, succ_mv, succ_nmv, win_mv, work):
     """Play one pass from ``stock`` (n ranks) every way the beam allows.
 
     Returns (won, number of successors, truncated, moves of the winning line).  Successor stocks go
@@ -312,6 +313,7 @@ def _expand(stock, n, params, bp, bh, bm, bnm, bl, cp, ch, cm, cnm, cl, ckey, lp
     nbeam = 1
     rounds = n >> 2
     tmp = np.zeros(64, np.uint8)
+    lhash = np.zeros(local, np.uint64)
     for j in range(rounds):
         nc = 0
         for b in range(nbeam):
@@ -333,6 +335,7 @@ def _expand(stock, n, params, bp, bh, bm, bnm, bl, cp, ch, cm, cnm, cl, ckey, lp
                     win_mv[i] = lm[0, i]
                 return True, 0, truncated, lnm[0]
             nl = 1
+            lhash[0] = _state_hash(lp, lh, 0)
             i = 0
             while i < nl:
                 for p in range(4):
@@ -349,6 +352,9 @@ def _expand(stock, n, params, bp, bh, bm, bnm, bl, cp, ch, cm, cnm, cl, ckey, lp
                         if lnm[i] >= MAXMV or nl >= local:
                             truncated = True
                             continue
+                        work[0] += 1
+                        if work[0] > params[P_WORK]:  # the search's budget of positions is spent
+                            return False, 0, True, 0
                         _copy_state(lp, lh, lm, lnm, ll, i, lp, lh, lm, lnm, ll, nl)
                         ll[nl] -= _move(lp, lh, nl, p, q, run_unit, pile_four)
                         lm[nl, lnm[nl]] = np.uint8(j * 16 + p * 4 + q)
@@ -357,12 +363,14 @@ def _expand(stock, n, params, bp, bh, bm, bnm, bl, cp, ch, cm, cnm, cl, ckey, lp
                             for t in range(lnm[nl]):
                                 win_mv[t] = lm[nl, t]
                             return True, 0, truncated, lnm[nl]
+                        hn = _state_hash(lp, lh, nl)
                         dup = False
                         for e in range(nl):
-                            if ll[e] == ll[nl] and _same_piles(lp, lh, e, lp, lh, nl):
+                            if lhash[e] == hn and ll[e] == ll[nl] and _same_piles(lp, lh, e, lp, lh, nl):
                                 dup = True
                                 break
                         if not dup:
+                            lhash[nl] = hn
                             nl += 1
                 i += 1
             for e in range(nl):
@@ -475,6 +483,7 @@ def _search(stock0, n0, params, breadth_first, max_expand,
     succ_mv = np.zeros((beam, MAXMV), np.uint8)
     succ_nmv = np.zeros(beam, np.int64)
     win_mv = np.zeros(MAXMV, np.uint8)
+    work = np.zeros(1, np.int64)
     stock = np.zeros(64, np.uint8)
     key = np.zeros(KEY_WORDS, np.uint64)
     _pack(stock0, n0, key)
@@ -508,13 +517,17 @@ def _search(stock0, n0, params, breadth_first, max_expand,
         n = _unpack(recs[idx], stock)
         nodes += 1
         won, ns, trunc, nw = _expand(stock, n, params, bp, bh, bm, bnm, bl, cp, ch, cm, cnm, cl, ckey,
-                                     lp, lh, lm, lnm, ll, succ, succ_n, succ_mv, succ_nmv, win_mv)
+                                     lp, lh, lm, lnm, ll, succ, succ_n, succ_mv, succ_nmv, win_mv, work)
         if won:
             proven = min(proven, d) if breadth_first else 0
             return (WON, nodes, 0, idx, win_mv[:nw].copy(), min(proven, truncated_at),
                     recs, slots, parent, depth, moff, mlen, arena, heap)
         if trunc:
             truncated_at = min(truncated_at, d)
+        if work[0] > params[P_WORK]:
+            out_of_budget = True
+            proven = min(proven, d)
+            break
         for s in range(ns):
             m = succ_n[s]
             _pack(succ[s], m, key)
@@ -573,9 +586,9 @@ def _search(stock0, n0, params, breadth_first, max_expand,
 GUIDE_WEIGHTS = (64, 1, 32)  # cards left after the next pass, runs of equal rank, passes so far
 
 
-def params_of(rules, beam: int, cand: int, max_pass: int, max_nodes: int) -> np.ndarray:
+def params_of(rules, beam: int, cand: int, local: int, max_pass: int, max_nodes: int, work: int) -> np.ndarray:
     gathers = ("pile4_bottom_up", "pile1_bottom_up", "pile1_top_down", "pile4_top_down")
-    p = np.zeros(13, np.int64)
+    p = np.zeros(14, np.int64)
     p[P_PILE_FOUR] = rules.discard == "pile_four"
     p[P_RUN] = rules.move_unit == "run"
     p[P_DIR] = ("leftmost", "rightmost", "any").index(rules.direction)
@@ -583,10 +596,11 @@ def params_of(rules, beam: int, cand: int, max_pass: int, max_nodes: int) -> np.
     p[P_RTL] = rules.deal_direction == "right_to_left"
     p[P_BEAM] = beam
     p[P_CAND] = cand
-    p[P_LOCAL] = LOCAL
+    p[P_LOCAL] = local
     p[P_MAXNODES] = max_nodes
     p[P_MAXPASS] = max_pass
     p[P_W_LEFT], p[P_W_RUN], p[P_W_DEPTH] = GUIDE_WEIGHTS
+    p[P_WORK] = work
     return p
 
 
@@ -607,7 +621,7 @@ class Workspace:
 
     def exact_work(self) -> Work:
         if self.exact is None:
-            self.exact = Work(EXACT_BEAM, EXACT_CAND, LOCAL)
+            self.exact = Work(EXACT_BEAM, EXACT_CAND, EXACT_LOCAL)
         return self.exact
 
 
@@ -622,8 +636,8 @@ def search(ranks: np.ndarray, rules, ws: Workspace, breadth_first: bool, max_pas
            max_expand: int = 0) -> Found:
     """One search from a stock of ranks (start of a pass); the solution as passes -> rounds -> moves."""
     work = ws.exact_work() if breadth_first else ws.guided
-    beam, cand = (EXACT_BEAM, EXACT_CAND) if breadth_first else (BEAM, CAND)
-    params = params_of(rules, beam, cand, max_pass, max_nodes)
+    beam, cand, local = (EXACT_BEAM, EXACT_CAND, EXACT_LOCAL) if breadth_first else (BEAM, CAND, LOCAL)
+    params = params_of(rules, beam, cand, local, max_pass, max_nodes, PROOF_WORK if breadth_first else 1 << 62)
     ranks = np.ascontiguousarray(ranks, dtype=np.uint8)
     res = _search(ranks, np.int64(len(ranks)), params, breadth_first, np.int64(max_expand), *work.arrays(),
                   ws.recs, ws.slots, ws.parent, ws.depth, ws.moff, ws.mlen, ws.arena, ws.heap)
@@ -707,9 +721,19 @@ def solve(deal: np.ndarray, rules, ws: Workspace, forced: tuple[int, int, int] |
             code = WON
         elif f.code == UNSOLVABLE:
             code = UNSOLVABLE
+        else:
+            # the guided search gave up (truncated or out of budget): an exhaustive breadth-first search may
+            # still settle a small position
+            g = search(ranks, rules, ws, True, limit, max_nodes, PROOF_NODES)
+            nodes += g.nodes
+            best_left = min(best_left, g.best_left)
+            if g.code == WON:
+                code, passes, proven = WON, g.passes, g.proven
+            elif g.code == UNSOLVABLE:
+                code = UNSOLVABLE
         if code == WON:
             found = len(passes) if passes is not None else R
-            if found - 1 > proven and found - 1 <= PROOF_PASSES:
+            if found - 1 > proven and found <= PROOF_PASSES:
                 # the breadth-first proof: every line of fewer passes, in full, within a budget
                 g = search(ranks, rules, ws, True, found - 1, max_nodes, PROOF_NODES)
                 nodes += g.nodes
