@@ -32,6 +32,7 @@ _GAME_MODULES: dict[str, str] = {
     "penguin": "engine.penguin",
     "bakers_game": "engine.bakers_game",
     "freecell": "engine.freecell",
+    "eight_day_clock": "engine.games.eight_day_clock",
     "aces_up": "engine.games.aces_up",
 }
 
