@@ -1,0 +1,716 @@
+"""Auld Lang Syne and Tam O'Shanter: the engine both games configure.
+
+Deal a card onto each of four piles, play top cards to four foundations that
+build up to the King, no building on the piles, no redeal.  The rules are
+spelled out in ``engine/reference/auld_lang_syne.py``, the readable oracle (one
+reference for both games, ``aces_start`` true for Auld Lang Syne); this module
+holds the rule switches, a numba kernel for the greedy player (held identical
+to the reference deal by deal on every switch combination by
+``tests/test_auld_lang_syne.py``) and an exact solver for free play.
+
+Readings where the sources leave room (the same in the reference):
+
+* Auld Lang Syne's Aces start on F1..F4 in suit order C D H S; the other 48
+  cards are dealt in the order the deal lists them.  In Tam O'Shanter an Ace
+  goes to the leftmost empty foundation under ``greedy`` (any empty one under
+  ``solver``).
+* With ``piles: 6`` a deal is six cards; Tam O'Shanter's last deal has four,
+  to P1..P4 (52 = 8 x 6 + 4).  Auld Lang Syne's 48 cards make 8 full deals.
+* ``mid_deal_plays: true``: plays may be made after every single card dealt,
+  not only after a whole deal.  After the last card plays go on until none.
+* ``greedy``: scan P1.. for the first top card a foundation takes, play it to
+  the leftmost foundation that takes it, scan again from P1.
+* ``rounds`` is 1 for every game, under both strategies: there is one pass
+  through the stock and a game always deals all of it.  ``rounds_optimal`` is
+  true for every solver win (no solution can take fewer than one pass).
+* ``moves``: cards played to the foundations (Auld Lang Syne's starting Aces
+  are not moves).  ``cards_left``: 52 less the cards on the foundations when
+  the game ended; for a solver deal not won, 52 less the most cards on the
+  foundations in any position the search visited (positions cut off by point
+  4 are not visited, so this is a lower bound on what free play can reach),
+  with ``moves`` 0 and ``foundations_done`` the Kings played in that position.
+
+The solver (``strategy: solver``): plays are optional, and a card may go to
+any foundation that takes it.  It is a depth-first search over positions at
+the points where plays are allowed, with an exact transposition table of the
+positions already proven lost.  A position is (T = stock cards dealt, the set
+of cards on the foundations): the piles are the dealt cards less the played
+ones, each in the pile its place in the stock gives it, and the foundations
+follow from the played set -- under ``same_suit`` a suit's foundation holds
+exactly that suit's played cards, A up; under ``any_suit`` the number of
+foundations higher than rank r is the number n[r] of rank-r cards played
+(each foundation holds one card of each rank up to its top), so the heights
+are determined, and foundations of equal height are interchangeable (no rule
+names a foundation).  The key ``T << 52 | played`` is one 64-bit word, stored
+whole, so the table can never confuse two positions.
+
+Sound pruning, and why.
+
+1. Foundation choice.  Under ``any_suit`` the foundations that take a card
+   are exactly those of height rank(card), all equal, and exchanging two equal
+   foundations maps every line of play to one just as good; under
+   ``same_suit`` at most one foundation takes a non-Ace, and the empty places
+   an Ace may open are interchangeable in the same way.  So the search tracks
+   the played set only; the solution text names the leftmost foundation that
+   takes each card.
+2. Duplicate positions: the future of a position does not depend on how it
+   was reached, so a position proven lost is never searched again.  The game
+   is finite and acyclic (every move deals a card or plays one), so "lost"
+   is final.
+3. Safe plays, made at once ("closure").  Claim: let card c (rank r) be on
+   top of a pile and playable now, and suppose every other card that could
+   compete with c for a foundation place is no threat: under ``same_suit``
+   always (only c can ever go onto its suit's foundation of height r); under
+   ``any_suit`` when r = 0 (an Ace) or all four cards of rank r - 1 are
+   already played.  If position S is winnable, so is S' = S with c played.
+   Proof: take a winning line from S and replay it from S', skipping the move
+   that plays c.  Every other move stays legal: (a) piles: S' has the piles of
+   S less c, so until the line plays c, each top card of S other than c is a
+   top card of S' too (and deals put the same cards on the same piles); (b)
+   foundations: under ``same_suit`` the line cannot touch c's foundation
+   before it plays c (only c goes there next); under ``any_suit`` S' has one
+   more foundation past height r.  A play of rank r + 1 only gains.  A play of
+   another rank-r card c' needs n[r-1] > n[r]; with all four of rank r - 1
+   played (or with the four empty places for the Aces), n[r-1] = 4 and at
+   most three rank-r cards other than c are ever played, so it stays legal.
+   Plays of other ranks do not look at n[r].  Every card ends on a
+   foundation, so S' is won.  The closure is unique: a safe card stays safe
+   and playable until played (its conditions only get easier as cards are
+   played, and it stays on top), so the order of safe plays does not matter.
+   Exhaustiveness: the replay above never lengthens a winning line, so from
+   a winnable closed position one of the remaining moves (an unsafe play or
+   the next deal) leads to a position whose closure is winnable; by induction
+   the search reaches a win.  Under ``same_suit`` every play is safe, so free
+   play wins exactly the deals greedy wins, and the search is one line.
+   ``tests/test_auld_lang_syne.py`` checks all of this against a plain
+   exhaustive search (every legal play to every foundation that takes it, in
+   every order, no pruning but a table of full positions) on hundreds of deals.
+
+4. Hopeless positions (``any_suit``).  Claim: fix a rank b with cards still
+   to play, none of them in the stock, and n[b] = k of its cards played.  In
+   a winning line, consider the next rank-b card y to be played.  It has no
+   rank-b card above it in its pile (that one would have to go first), and
+   every card above it now must be played before it.  Until y is played
+   n[b] stays k, and since foundation heights make n non-increasing in rank,
+   n[a] <= k for every a > b at every moment; so for each a > b,
+   n[a] + (rank-a cards above y now) <= k.  If no rank-b card on the piles
+   passes this test, no line wins and the position is not searched.  (It
+   only ever cuts positions with no win, so the verdict is unchanged;
+   cards still in the stock are not constrained, which keeps it sound.)
+
+Budget: ``max_nodes`` positions expanded; past it the deal is ``unknown``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numba as nb
+import numpy as np
+
+from engine.cards import DECK_52
+from engine.deals import batch_of_deals
+from engine.outcomes import BLOCKED, OUTCOMES, UNKNOWN, UNSOLVABLE, WON, SolverError
+from engine.reference import auld_lang_syne as reference
+from engine.registry import Column, GameSpec, PlayResult, new_columns
+from engine.rules import RuleError, switch
+
+MAX_NODES_HI = 200_000_000  # the table holds at most 2 x this many 12-byte slots
+
+
+@dataclass(frozen=True)
+class FourPilesRules:
+    build: str = switch("any_suit", "any_suit: a foundation builds up by rank regardless of suit; same_suit: in the "
+                        "suit of its Ace", choices=("any_suit", "same_suit"))
+    piles: int = switch(4, "piles dealt to, one card each per deal: 4, or 6 ('Old Fashioned' in PySolFC)", lo=4, hi=6)
+    mid_deal_plays: bool = switch(False, "true: plays may be made after every card dealt, not only after a whole deal")
+    strategy: str = switch(
+        "greedy",
+        "greedy: every play made (scan P1.., the first playable top card to the leftmost foundation that takes it); "
+        "solver: plays optional and the foundation chosen; exact search for a win",
+        choices=("greedy", "solver"),
+    )
+    max_nodes: int = switch(2_000_000, "solver: positions the search may expand before it answers unknown "
+                            "(no effect under greedy)", lo=1, hi=MAX_NODES_HI)
+
+    def __post_init__(self) -> None:
+        if self.piles not in (4, 6):
+            raise RuleError(f"switch 'piles': value {self.piles} is not allowed; allowed: 4, 6")
+
+
+PRESETS: dict[str, dict] = {
+    "standard": {},  # the consensus rules, every play made
+    "pysolfc": {"strategy": "solver"},  # PySolFC: foundations by rank only, every play optional
+    "same_suit": {"build": "same_suit"},
+}
+
+EXTRA_COLUMNS = (
+    Column("foundations_done", "int8", "complete foundations (A to K) when the game ended"),
+    Column("nodes", "int64", "solver: positions the search expanded (0 under greedy)"),
+    Column("seconds", "float64", "solver: search time for the deal (not reproducible: depends on the machine)"),
+    Column("rounds_optimal", "bool", "solver: true for a win (one pass is the fewest possible); false otherwise"),
+    Column("solution", "string", "solver: the winning plays, 'T:CD>F' each (after T stock cards dealt, card CD to "
+           "foundation F); empty unless won"),
+)
+
+NOCARD = 255
+MAXDEPTH = 128  # a line has at most 52 plays and 52 deals
+
+
+# --- the stock ---------------------------------------------------------------------
+
+
+@nb.njit(cache=True, inline="always")
+def _stock_of(deal, aces_start, stock):
+    """Fill stock with the cards dealt onto the piles; return their number and the played-set of the start."""
+    n = 0
+    mask0 = np.uint64(0)
+    for i in range(deal.shape[0]):
+        c = deal[i]
+        if aces_start and c % 13 == 0:
+            mask0 |= np.uint64(1) << np.uint64(c)
+        else:
+            stock[n] = c
+            n += 1
+    return n, mask0
+
+
+@nb.njit(cache=True)
+def _first_bad_deal(decks):
+    for g in range(decks.shape[0]):
+        seen = np.uint64(0)
+        for i in range(52):
+            c = decks[g, i]
+            if c >= 52:
+                return g
+            b = np.uint64(1) << np.uint64(c)
+            if seen & b:
+                return g
+            seen |= b
+    return -1
+
+
+# --- greedy ----------------------------------------------------------------------
+
+
+@nb.njit(cache=True, inline="always")
+def _greedy_plays(piles, ph, npiles, fh, fs, same_suit):
+    """Scan P1.. for the first top card a foundation takes, play it to the leftmost such, scan again; plays made."""
+    made = 0
+    while True:
+        played = False
+        for p in range(npiles):
+            h = ph[p]
+            if h == 0:
+                continue
+            c = piles[p, h - 1]
+            r = c % 13
+            s = c // 13
+            for i in range(4):
+                if fh[i] == r and (r == 0 or not same_suit or fs[i] == s):
+                    if r == 0:
+                        fs[i] = s
+                    fh[i] += 1
+                    ph[p] = h - 1
+                    made += 1
+                    played = True
+                    break
+            if played:
+                break
+        if not played:
+            return made
+
+
+@nb.njit(cache=True)
+def _greedy_batch(decks, aces_start, npiles, mid, same_suit, out_outcome, out_moves, out_left, out_done):
+    piles = np.zeros((6, 52), dtype=np.uint8)
+    ph = np.zeros(6, dtype=np.int64)
+    fh = np.zeros(4, dtype=np.int64)  # cards on each foundation
+    fs = np.zeros(4, dtype=np.int64)  # the suit of its Ace
+    stock = np.zeros(52, dtype=np.uint8)
+    for g in range(decks.shape[0]):
+        n, _ = _stock_of(decks[g], aces_start, stock)
+        for p in range(npiles):
+            ph[p] = 0
+        for i in range(4):
+            fh[i] = 1 if aces_start else 0
+            fs[i] = i
+        moves = 0
+        p = 0
+        for t in range(n):
+            piles[p, ph[p]] = stock[t]
+            ph[p] += 1
+            p += 1
+            if p == npiles:
+                p = 0
+            if mid or p == 0 or t == n - 1:
+                moves += _greedy_plays(piles, ph, npiles, fh, fs, same_suit)
+        done = 0
+        on = 0
+        for i in range(4):
+            on += fh[i]
+            if fh[i] == 13:
+                done += 1
+        out_outcome[g] = WON if on == 52 else BLOCKED
+        out_moves[g] = moves
+        out_left[g] = 52 - on
+        out_done[g] = done
+
+
+# --- the solver ---------------------------------------------------------------------
+
+
+@nb.njit(cache=True, inline="always")
+def _bit(c):
+    return np.uint64(1) << np.uint64(c)
+
+
+@nb.njit(cache=True, inline="always")
+def _top(stock, t, mask, npiles, p):
+    """The top card of pile p after t stock cards dealt, or NOCARD: the last dealt to p and not played."""
+    if t <= p:
+        return NOCARD
+    i = p + ((t - 1 - p) // npiles) * npiles
+    while i >= 0:
+        c = stock[i]
+        if not (mask & _bit(c)):
+            return c
+        i -= npiles
+    return NOCARD
+
+
+@nb.njit(cache=True, inline="always")
+def _legal(c, cnt, same_suit):
+    """May card c (not yet played) go to a foundation now?  cnt[0..12]: played per rank; cnt[13..16]: per suit."""
+    r = c % 13
+    if same_suit:
+        return cnt[13 + c // 13] == r
+    if r == 0:
+        return True
+    return cnt[r - 1] > cnt[r]
+
+
+@nb.njit(cache=True, inline="always")
+def _safe(c, cnt, same_suit):
+    """Is playing c now safe (module docstring, point 3)?  Call only when c is legal."""
+    r = c % 13
+    return same_suit or r == 0 or cnt[r - 1] == 4
+
+
+@nb.njit(cache=True, inline="always")
+def _do_play(c, cnt):
+    cnt[c % 13] += 1
+    cnt[13 + c // 13] += 1
+
+
+@nb.njit(cache=True)
+def _closure(stock, t, mask, npiles, cnt, same_suit, log_t, log_c, nlog):
+    """Make every safe play until none is left; log them.  Returns (mask, nlog)."""
+    changed = True
+    while changed:
+        changed = False
+        for p in range(npiles):
+            while True:
+                c = _top(stock, t, mask, npiles, p)
+                if c == NOCARD or not _legal(c, cnt, same_suit) or not _safe(c, cnt, same_suit):
+                    break
+                mask |= _bit(c)
+                _do_play(c, cnt)
+                log_t[nlog] = t
+                log_c[nlog] = c
+                nlog += 1
+                changed = True
+    return mask, nlog
+
+
+@nb.njit(cache=True)
+def _hopeless(stock, t, mask, npiles, cnt, undealt, feasible, present, above, seen):
+    """True when no line of play can win from here (module docstring, point 4; any_suit only).
+
+    undealt[r]: rank-r cards not yet dealt; feasible, present, above, seen: scratch arrays of 13."""
+    for r in range(13):
+        feasible[r] = False
+        present[r] = False
+    for p in range(npiles):
+        if t <= p:
+            continue
+        for r in range(13):
+            above[r] = 0
+            seen[r] = False
+        i = p + ((t - 1 - p) // npiles) * npiles
+        while i >= 0:
+            c = stock[i]
+            if not (mask & _bit(c)):
+                b = c % 13
+                present[b] = True
+                if not seen[b]:
+                    seen[b] = True
+                    if not feasible[b] and undealt[b] == 0:
+                        ok = True
+                        for a in range(b + 1, 13):
+                            if cnt[a] + above[a] > cnt[b]:
+                                ok = False
+                                break
+                        if ok:
+                            feasible[b] = True
+                above[b] += 1
+            i -= npiles
+    for b in range(13):
+        if present[b] and undealt[b] == 0 and not feasible[b]:
+            return True
+    return False
+
+
+@nb.njit(cache=True, inline="always")
+def _next_point(t, n, npiles, mid):
+    if mid:
+        return t + 1
+    nt = (t // npiles + 1) * npiles
+    return nt if nt < n else n
+
+
+@nb.njit(cache=True, inline="always")
+def _popcount(x):
+    k = 0
+    while x:
+        x &= x - np.uint64(1)
+        k += 1
+    return k
+
+
+@nb.njit(cache=True, inline="always")
+def _slot(keys, gens, gen, key):
+    """(slot holding key, True) or (the free slot where it would go, False); linear probing."""
+    m = keys.shape[0] - 1
+    h = key * np.uint64(0x9E3779B97F4A7C15)
+    s = np.int64((h ^ (h >> np.uint64(31))) & np.uint64(m))
+    while gens[s] == gen:
+        if keys[s] == key:
+            return s, True
+        s = (s + 1) & m
+    return s, False
+
+
+@nb.njit(cache=True)
+def _grow(keys, gens, gen):
+    """Twice the slots, this generation's keys rehashed into them."""
+    nk = np.zeros(2 * keys.shape[0], dtype=np.uint64)
+    ng = np.zeros(2 * keys.shape[0], dtype=np.int32)
+    for s in range(keys.shape[0]):
+        if gens[s] == gen:
+            t, _ = _slot(nk, ng, gen, keys[s])
+            nk[t] = keys[s]
+            ng[t] = gen
+    return nk, ng
+
+
+@nb.njit(cache=True)
+def _solve(stock, n, t0, mask0, total, npiles, mid, same_suit, max_nodes, keys, gens, gen, out_t, out_c):
+    """Depth-first search for a win from the position (T = t0, played = mask0); t0 = 0 for a deal's start.
+
+    Returns (outcome code, nodes expanded, most cards ever played incl. mask0, Kings played in that position,
+    plays in the solution, keys, gens);
+    the solution's plays are (out_t[k], out_c[k]) for k < plays, safe plays included.
+    """
+    fr_t = np.zeros(MAXDEPTH, dtype=np.int64)
+    fr_mask = np.zeros(MAXDEPTH, dtype=np.uint64)
+    fr_cnt = np.zeros((MAXDEPTH, 17), dtype=np.int64)
+    fr_cand = np.zeros((MAXDEPTH, 8), dtype=np.int64)  # unsafe plays (card codes), then -1 = deal
+    fr_ncand = np.zeros(MAXDEPTH, dtype=np.int64)
+    fr_next = np.zeros(MAXDEPTH, dtype=np.int64)
+    fr_log = np.zeros(MAXDEPTH, dtype=np.int64)
+    log_t = np.zeros(64, dtype=np.int64)
+    log_c = np.zeros(64, dtype=np.int64)
+    cnt = np.zeros(17, dtype=np.int64)
+    stored = 0
+    # undealt[t, r]: rank-r cards still in the stock after t dealt; scratch arrays for _hopeless
+    undealt = np.zeros((n + 1, 13), dtype=np.int64)
+    for i in range(n - 1, -1, -1):
+        undealt[i, :] = undealt[i + 1, :]
+        undealt[i, stock[i] % 13] += 1
+    feasible = np.zeros(13, dtype=np.bool_)
+    present = np.zeros(13, dtype=np.bool_)
+    above = np.zeros(13, dtype=np.int64)
+    seen = np.zeros(13, dtype=np.bool_)
+    # the root: the start position after its safe plays, with its moves
+    for c in range(52):
+        if mask0 & _bit(c):
+            _do_play(c, cnt)
+    mask, nlog = _closure(stock, t0, mask0, npiles, cnt, same_suit, log_t, log_c, 0)
+    nodes = 1
+    best = _popcount(mask)
+    best_kings = cnt[12]  # Kings played (= complete foundations) in that best position
+    if best == total:
+        for k in range(nlog):
+            out_t[k] = log_t[k]
+            out_c[k] = log_c[k]
+        return WON, nodes, best, best_kings, nlog, keys, gens
+    fr_cnt[0, :] = cnt
+    fr_t[0] = t0
+    fr_mask[0] = mask
+    fr_log[0] = nlog
+    fr_next[0] = 0
+    k = 0
+    for p in range(npiles):
+        c = _top(stock, t0, mask, npiles, p)
+        if c != NOCARD and _legal(c, cnt, same_suit):
+            fr_cand[0, k] = c
+            k += 1
+    if t0 < n:
+        fr_cand[0, k] = -1
+        k += 1
+    fr_ncand[0] = k
+    d = 0
+    while d >= 0:
+        if fr_next[d] == fr_ncand[d]:
+            # every move from here is lost: remember the position
+            key = (np.uint64(fr_t[d]) << np.uint64(52)) | fr_mask[d]
+            if 2 * (stored + 1) > keys.shape[0]:
+                keys, gens = _grow(keys, gens, gen)
+            s, found = _slot(keys, gens, gen, key)
+            if not found:
+                keys[s] = key
+                gens[s] = gen
+                stored += 1
+            d -= 1
+            continue
+        move = fr_cand[d, fr_next[d]]
+        fr_next[d] += 1
+        t = fr_t[d]
+        mask = fr_mask[d]
+        for k in range(17):
+            cnt[k] = fr_cnt[d, k]
+        nlog = fr_log[d]
+        if move < 0:
+            t = _next_point(t, n, npiles, mid)
+        else:
+            mask |= _bit(move)
+            _do_play(move, cnt)
+            log_t[nlog] = t
+            log_c[nlog] = move
+            nlog += 1
+        mask, nlog = _closure(stock, t, mask, npiles, cnt, same_suit, log_t, log_c, nlog)
+        played = _popcount(mask)
+        if played > best:
+            best = played
+            best_kings = cnt[12]
+        if played == total:
+            for k in range(nlog):
+                out_t[k] = log_t[k]
+                out_c[k] = log_c[k]
+            return WON, nodes, best, 4, nlog, keys, gens
+        key = (np.uint64(t) << np.uint64(52)) | mask
+        _, found = _slot(keys, gens, gen, key)
+        if found:
+            continue
+        if not same_suit and _hopeless(stock, t, mask, npiles, cnt, undealt[t], feasible, present, above, seen):
+            continue
+        if nodes >= max_nodes:
+            return UNKNOWN, nodes, best, best_kings, 0, keys, gens
+        nodes += 1
+        d += 1
+        fr_t[d] = t
+        fr_mask[d] = mask
+        for k in range(17):
+            fr_cnt[d, k] = cnt[k]
+        fr_log[d] = nlog
+        fr_next[d] = 0
+        k = 0
+        for p in range(npiles):
+            c = _top(stock, t, mask, npiles, p)
+            if c != NOCARD and _legal(c, cnt, same_suit):  # after the closure, never safe
+                fr_cand[d, k] = c
+                k += 1
+        if t < n:
+            fr_cand[d, k] = -1
+            k += 1
+        fr_ncand[d] = k
+    return UNSOLVABLE, nodes, best, best_kings, 0, keys, gens
+
+
+# --- Python side --------------------------------------------------------------------
+
+
+class Workspace:
+    """The solver's table of lost positions, kept between deals (a generation stamp empties it)."""
+
+    def __init__(self, capacity: int = 1 << 12) -> None:
+        self.keys = np.zeros(capacity, dtype=np.uint64)
+        self.gens = np.zeros(capacity, dtype=np.int32)
+        self.gen = 0
+        self.out_t = np.zeros(64, dtype=np.int64)
+        self.out_c = np.zeros(64, dtype=np.int64)
+
+    def next_gen(self) -> int:
+        self.gen += 1
+        if self.gen >= 2**31 - 1:
+            self.gens[:] = 0
+            self.gen = 1
+        return self.gen
+
+
+@dataclass(frozen=True)
+class Solved:
+    code: int
+    moves: int
+    cards_left: int
+    foundations_done: int
+    nodes: int
+    seconds: float
+    solution: str
+
+
+def solve_stock(stock: np.ndarray, mask0: int, total: int, rules: FourPilesRules, ws: Workspace | None = None,
+                t0: int = 0):
+    """Search from a stock (uint8[n], cards dealt P1, P2, ...), ``t0`` of them dealt (a point where plays are
+    allowed, or 0) and a set of played cards (a bit per card code), won when ``total`` cards are played.
+    Returns (code, nodes, best, kings, plays [(T, card)], seconds):
+    best is the most cards the search had played (the start set included), kings the Kings played there.
+
+    Any deck whose ranks run A up with all four suits of each works (the tests use reduced decks)."""
+    ws = ws or Workspace()
+    stock = np.ascontiguousarray(stock, dtype=np.uint8)
+    gen = ws.next_gen()
+    if not (0 <= t0 <= stock.shape[0]):
+        raise ValueError(f"t0 = {t0} is outside 0..{stock.shape[0]}")
+    clock = time.perf_counter()
+    code, nodes, best, kings, nplays, keys, gens = _solve(
+        stock, stock.shape[0], int(t0), np.uint64(mask0), total, int(rules.piles), bool(rules.mid_deal_plays),
+        rules.build == "same_suit", int(rules.max_nodes), ws.keys, ws.gens, np.int32(gen), ws.out_t, ws.out_c)
+    seconds = time.perf_counter() - clock
+    ws.keys, ws.gens = keys, gens
+    plays = [(int(ws.out_t[k]), int(ws.out_c[k])) for k in range(nplays)]
+    return int(code), int(nodes), int(best), int(kings), plays, seconds
+
+
+_WARM = [False]
+
+
+def _warm_up() -> None:
+    """Compile (or load from numba's cache) once, so no deal's ``seconds`` includes compilation."""
+    if not _WARM[0]:
+        _WARM[0] = True
+        solve_stock(np.array([1, 2, 3, 4], dtype=np.uint8), 1, 5, FourPilesRules(strategy="solver"))
+
+
+def solution_text(deal: list[int], rules: FourPilesRules, aces_start: bool, plays: list[tuple[int, int]]) -> str:
+    """The solver's plays as text, each card to the leftmost foundation that takes it (point 1 of the docstring).
+
+    This only locates the foundations; legality is judged afterwards by the reference's replay."""
+    t = reference.Table(deal, rules, aces_start)
+    tokens = []
+    for dealt, card in plays:
+        while t.dealt < min(dealt, len(t.stock)):
+            t.deal_card()
+        p = t.pile_of(card)
+        targets = [i for i in range(4) if t.takes(i, card)]
+        if p is None or not targets:
+            tokens.append(reference.format_play(dealt, card, 0))  # the replay will say what is wrong
+            break
+        t.play(p, targets[0])
+        tokens.append(reference.format_play(dealt, card, targets[0]))
+    return " ".join(tokens)
+
+
+def solve_one(deal: np.ndarray, rules: FourPilesRules, aces_start: bool, ws: Workspace | None = None) -> Solved:
+    """Free play on one deal; a win's solution text is replayed by the reference (SolverError if refused)."""
+    _warm_up()
+    cards = [int(c) for c in deal]
+    stock = np.array(reference.stock_of(cards, aces_start), dtype=np.uint8)
+    mask0 = sum(1 << c for c in cards if aces_start and c % 13 == 0)
+    code, nodes, best, kings, plays, seconds = solve_stock(stock, mask0, 52, rules, ws)
+    if code != WON:
+        return Solved(code, 0, 52 - best, kings, nodes, seconds, "")
+    text = solution_text(cards, rules, aces_start, plays)
+    why = reference.check_solution(cards, rules, aces_start, text)
+    if why is not None:
+        raise SolverError(f"four-piles solver's solution refused by the reference: {why}")
+    return Solved(WON, len(plays), 0, 4, nodes, seconds, text)
+
+
+def _greedy_into(decks: np.ndarray, rules: FourPilesRules, aces_start: bool, out: dict[str, np.ndarray]) -> None:
+    _greedy_batch(decks, aces_start, int(rules.piles), bool(rules.mid_deal_plays), rules.build == "same_suit",
+                  out["outcome"], out["moves"], out["cards_left"], out["foundations_done"])
+
+
+def play_batch_with(decks: np.ndarray, rules: FourPilesRules, aces_start: bool) -> dict[str, np.ndarray]:
+    """Play every deal of ``decks`` (uint8[n, 52]); one array per output column."""
+    decks = batch_of_deals(decks, 52)
+    bad = _first_bad_deal(decks)
+    if bad >= 0:
+        raise ValueError(f"deal {bad} is not a permutation of the 52-card deck: {decks[bad].tolist()}")
+    out = new_columns(decks.shape[0], EXTRA_COLUMNS)
+    out["rounds"][:] = 1
+    if rules.strategy == "greedy":
+        _greedy_into(decks, rules, aces_start, out)
+        return out
+    ws = Workspace()
+    for g in range(decks.shape[0]):
+        r = solve_one(decks[g], rules, aces_start, ws)
+        out["outcome"][g] = r.code
+        out["moves"][g] = r.moves
+        out["cards_left"][g] = r.cards_left
+        out["foundations_done"][g] = r.foundations_done
+        out["nodes"][g] = r.nodes
+        out["seconds"][g] = r.seconds
+        out["rounds_optimal"][g] = r.code == WON
+        out["solution"][g] = r.solution
+    return out
+
+
+def play_one_with(deal: np.ndarray, rules: FourPilesRules, aces_start: bool, trace: bool = False) -> PlayResult:
+    """One deal: greedy play by the readable reference, or the solver's verdict with its solution replayed by
+    the reference, deal by deal."""
+    cards = [int(c) for c in np.asarray(deal).reshape(-1)]
+    if rules.strategy == "greedy":
+        result = reference.play(cards, rules, aces_start, record=trace)
+        row = dict(result.row(), nodes=0, seconds=0.0, rounds_optimal=False, solution="")
+        lines = reference.trace_lines(result.events, rules.piles) if trace else []
+        return PlayResult(row=row, trace=lines)
+    r = solve_one(np.asarray(cards, dtype=np.uint8), rules, aces_start)
+    row = {"outcome": OUTCOMES[r.code], "won": r.code == WON, "rounds": 1, "moves": r.moves,
+           "cards_left": r.cards_left, "foundations_done": r.foundations_done, "nodes": r.nodes,
+           "seconds": r.seconds, "rounds_optimal": r.code == WON, "solution": r.solution}
+    lines: list[str] = []
+    if trace:
+        if r.code == WON:
+            _, table = reference.replay(cards, rules, aces_start, r.solution, record=True)
+            lines += reference.trace_lines(table.events, rules.piles)
+            lines.append(f"solution: {r.solution}")
+        verdict = {WON: "won", UNSOLVABLE: "unsolvable (every line of play searched)",
+                   UNKNOWN: "unknown (max_nodes reached)"}[r.code]
+        lines.append(f"{verdict}: {r.moves} plays, {r.cards_left} cards left; {r.nodes} positions expanded, "
+                     f"{r.seconds:.4f} s")
+    return PlayResult(row=row, trace=lines)
+
+
+def make_game(name: str, title: str, doc: str, aces_start: bool) -> GameSpec:
+    """The GameSpec of Auld Lang Syne (``aces_start``) or Tam O'Shanter."""
+
+    def play_batch(decks: np.ndarray, rules: FourPilesRules) -> dict[str, np.ndarray]:
+        return play_batch_with(decks, rules, aces_start)
+
+    def play_one(deal: np.ndarray, rules: FourPilesRules, trace: bool = False) -> PlayResult:
+        return play_one_with(deal, rules, aces_start, trace)
+
+    def check_solution(deal: np.ndarray, rules: FourPilesRules, text: str) -> str | None:
+        try:
+            cards = [int(c) for c in np.asarray(deal).reshape(-1)]
+        except (TypeError, ValueError) as exc:
+            return f"the deal cannot be read ({exc})"
+        return reference.check_solution(cards, rules, aces_start, text)
+
+    return GameSpec(
+        name=name,
+        title=title,
+        doc=doc,
+        deck=DECK_52,
+        rules_type=FourPilesRules,
+        presets=PRESETS,
+        extra_columns=EXTRA_COLUMNS,
+        play_batch=play_batch,
+        play_one=play_one,
+        check_solution=check_solution,
+        outcomes=tuple(OUTCOMES[c] for c in (WON, BLOCKED, UNSOLVABLE, UNKNOWN)),
+    )
