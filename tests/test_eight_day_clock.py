@@ -319,6 +319,11 @@ def test_trace_shows_layout_moves_and_discards() -> None:
     assert lines[-1] == "blocked after move 7: no pile is open and the clock is not full (2 discards)"
 
 
+def test_presets() -> None:
+    assert GAME.rules("masten") == EightDayClockRules(after_discard="after_last_taken", empty_pile="fill_own")
+    assert GAME.rules() == EightDayClockRules("placed_pile", "first_open", "pass")  # the first values
+
+
 # --- input ---------------------------------------------------------------------------------------
 
 
