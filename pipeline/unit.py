@@ -172,7 +172,10 @@ def run_units(tasks: list[UnitTask]) -> list[UnitSummary]:
 
 
 def warm_up(game: str, rules) -> str:
-    """Load a game's engine in this worker (imports, compiled kernels) by playing one seeded deal."""
+    """Load what a unit needs in this worker: the game's engine (imports, compiled kernels: one seeded
+    deal played) and the Parquet writer (imported on a unit's first write otherwise)."""
+    import pyarrow.parquet  # noqa: F401 - the import is the point
+
     spec = get_game(game)
     spec.play_batch(seeded_deals(spec.deck, 0, 0, 1), rules)
     return socket.gethostname()
