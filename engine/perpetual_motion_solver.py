@@ -42,41 +42,60 @@ stock already stored is never expanded again (its future does not depend on how
 it was reached), and no hash collision can merge two stocks.
 
 * Forced line first.  The forced automaton (``strategy: forced`` with the same
-  switches) is played by the fast kernel.  If it wins in R passes, its line is
-  recorded by the reference and checked as a free-play line; the search then
+  switches) is played by the fast kernel.  If it wins in R passes, the search
   only looks for lines of fewer than R passes (it never expands a stock that
-  would start pass R or later), and the forced line is returned when the search
-  finds nothing shorter.  So whenever the forced line is a legal free line, the
-  solver wins every deal forced play wins, in no more passes.  It is legal under
-  every switch setting except possibly ``discard: pile_four`` with ``cascade:
-  false``: there the automaton judges its moves on the tops as they stood after
-  the deal, and a card may land on a pile whose top four were discarded by an
-  earlier move of the same round, a move free play refuses.  Such a line is not
-  used (the search alone decides those deals).
+  would start pass R or later), on a budget of ``SHORTER_NODES`` stocks, and
+  the forced line (recorded by the reference) is returned when it finds none.
+  So the solver wins every deal forced play wins, in no more passes, whenever
+  the forced line is a legal free line.  It is, except possibly under
+  ``discard: pile_four`` with ``cascade: false``:
+  - ``cascade: true`` moves a card onto a pile on the side ``direction`` names
+    whose *current* top has the same rank: a free move.
+  - ``cascade: false`` (direction leftmost; rightmost is the mirror) judges the
+    piles 2, 3, 4 in turn on the tops as they stood after the deal, each onto the
+    leftmost pile whose snapshot top matches.  When pile p moves onto q, no pile
+    left of q showed that rank (else p would have chosen it), so q never moved
+    its own top away earlier in the round, and p's top is still its snapshot top
+    (p only receives cards from piles right of it, which move after it).  A pile
+    that received cards this round shows the same rank as before.  So every
+    move lands on a current top of the same rank: a free move.
+  - With ``discard: pile_four`` a pile that received a card may lose its top
+    four, and a later snapshot move onto it then lands on a card of another rank,
+    which free play refuses.  Under that setting the forced line is replayed
+    first, and used only if the reference accepts it; otherwise the search
+    alone decides the deal (dominance then rests on the search; the test over
+    2,048 deals found no deal where it failed).
 * Best-first search over start-of-pass stocks, ordered by a guide (cards left
   after the next pass: the aligned fours of the stock; runs of equal rank in the
   stock; passes so far).  The guide orders the search only; it never prunes.
 * A stock is expanded by a beam over the pass: after each deal, every position
   reachable by any sequence of free moves is generated (positions reached twice
-  in a round are kept once), and at most ``BEAM`` of the distinct positions, the
-  best by a guide on the piles (runs of equal rank; at the last round the
-  gathered stock's guide), go on to the next deal.  When a beam or a list fills,
-  the expansion is *truncated*: some successors are not generated.
-* ``won``: a line was found (and the reference replayed it).  ``unsolvable``:
-  every stored stock was expanded, no expansion was truncated and no stock was
-  left unexpanded for the pass cap: then every line of play from the deal was
-  followed (duplicates aside), and none wins.  ``unknown`` otherwise: the
-  ``max_nodes`` budget ran out, a truncated search ran out of stocks, or the
-  pass cap (``max_rounds``) left stocks unexpanded.
-* ``rounds_optimal`` is proven only by an exhaustive breadth-first phase: before
-  the best-first search, stocks are expanded level by level (pass by pass) with
-  no truncation, within a budget of ``PROOF_NODES`` stocks.  If a level wins, that
-  is the minimum.  If the levels up to L - 1 were all expanded in full with no
-  win, a solution of L passes is optimal.  A one-pass solution is optimal
-  trivially.
-* ``cards_left``: 0 when won; otherwise the fewest cards left at the start of
-  any pass the search reached (the forced line's included).
-* ``nodes``: stocks expanded (both phases; the forced line not counted).
+  in a round are kept once: what follows depends only on the piles and the
+  stock still to deal), and at most ``BEAM`` of the distinct positions, the best
+  by a guide on the piles (runs of equal rank; at the last round the gathered
+  stock's guide), go on to the next deal.  When a beam or a list fills, the
+  expansion is *truncated*: some successors are not generated, and the search
+  is no longer exhaustive.
+* ``won``: a line was found, and the reference replayed it.  ``unsolvable``:
+  every stored stock was expanded, no expansion was truncated, and no stock was
+  held back by the pass cap: every line of play from the deal was followed
+  (duplicates aside) and none wins.  ``unknown`` otherwise: ``max_nodes`` ran
+  out, a truncated search ran out of stocks, or ``max_rounds`` held stocks back.
+  When the guided search gives up, an exhaustive breadth-first search (below)
+  gets a chance to settle a small position.
+* ``rounds_optimal`` is proven only by an exhaustive breadth-first search: stocks
+  expanded pass by pass (first in, first out within a pass, so each stock is
+  stored with its fewest passes), with no truncation, within ``PROOF_NODES``
+  stocks and ``PROOF_WORK`` generated positions.  If pass k wins there, k is the
+  minimum.  If every stock of fewer than L - 1 passes was expanded in full with
+  no win, no line of L - 1 passes or fewer wins, and an L-pass solution is
+  optimal.  It is run after a win of at most ``PROOF_PASSES`` passes (and may
+  find a shorter one); a one-pass win is optimal trivially.  The best-first
+  search proves nothing about passes: it stores a stock with the passes of the
+  first line that reached it, which need not be the fewest.
+* ``cards_left``: 0 when won; otherwise the fewest cards at the start of any
+  pass the search stored (or of the forced line's last pass).
+* ``nodes``: stocks expanded, all phases together (the forced line not counted).
 
 Moves of a pass are kept as bytes ``round * 16 + source * 4 + target`` (piles
 0..3); the Python side writes them in the notation.
@@ -104,6 +123,7 @@ EXACT_BEAM = 8192  # beam in the exhaustive (proof) phase
 EXACT_CAND = 1 << 16
 PROOF_NODES = 300  # stocks the breadth-first proof phase may expand
 PROOF_PASSES = 3  # it is tried only for solutions of at most this many passes
+SHORTER_NODES = 20_000  # stocks stored looking for a line shorter than a forced win
 PROOF_WORK = 400_000  # positions (after a move) the breadth-first phase may generate in all
 
 # params
@@ -534,6 +554,7 @@ def _search(stock0, n0, params, breadth_first, max_expand,
             if nrec >= max_nodes:
                 if ptab.lookup(recs, slots, key) < 0:
                     out_of_budget = True
+                    proven = min(proven, d)  # stocks of depth d are not all expanded
                     break
                 continue
             recs, slots, e, added = ptab.add(recs, slots, nrec, key)
@@ -664,7 +685,7 @@ def search(ranks: np.ndarray, rules, ws: Workspace, breadth_first: bool, max_pas
 
 
 MAX_NODES_DEFAULT = 1_000_000
-MAX_NODES_HI = 8_000_000
+MAX_NODES_HI = 5_000_000  # about 350 MB per million stored stocks (measured), so under 2 GiB
 
 
 class Solved:
@@ -711,7 +732,8 @@ def solve(deal: np.ndarray, rules, ws: Workspace, forced: tuple[int, int, int] |
     if R == 1:
         code, optimal = WON, True
     else:
-        f = search(ranks, rules, ws, False, limit, max_nodes)
+        # with a forced win in hand the search only looks for a shorter line, on a smaller budget
+        f = search(ranks, rules, ws, False, limit, min(max_nodes, SHORTER_NODES) if R else max_nodes)
         nodes += f.nodes
         best_left = min(best_left, f.best_left)
         proven = f.proven
