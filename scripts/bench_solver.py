@@ -6,6 +6,11 @@ Runs on one core, in this process:
   2. FreeCell, Microsoft deals 1-1000: all must be won (each solution replayed by the checker).
   3. FreeCell deal 11982 with a large budget: must be unsolvable.
   4. (--bakers N) Baker's Game with 3..6 cells on N seeded deals each, beside Jerry Bryan's figures.
+  6. (--perpetual-motion N) Perpetual Motion under strategy: solver, N seeded deals (seed 2009) for clarke,
+     masten and pysolfc, each with direction as the preset has it and with `any`: won/unsolvable/unknown,
+     the passes found, how often rounds_optimal was proven, the forced automaton beside it (dominance),
+     CPU seconds per 1,000 deals (target for clarke: 300 s, at most 0.5% unknown), the deals not won and the
+     peak memory.  (--pm-budget) one deal's search run to max_nodes, for its memory.
 
 Every `won` is replayed by the independent checker inside play_batch; "solve" seconds are the
 solver's own (the per-deal `seconds` column), "wall" adds the replay and Python overhead.
@@ -61,6 +66,70 @@ def summary(name: str, out: dict, wall: float) -> str:
             f"nodes mean {out['nodes'].mean():.0f} max {out['nodes'].max()}")
 
 
+def perpetual_motion_section(deals: int, seed: int, presets: list[str]) -> None:
+    """Perpetual Motion under strategy: solver, deal by deal in play_batch (every win replayed by the reference).
+
+    Target (issue 10): clarke, 1,000 deals in at most 300 s on one core with at most 0.5% unknown.  CPU seconds
+    of this process are the figure (the machine may be shared); wall seconds beside them.
+    """
+    import collections
+    import resource
+
+    from engine import perpetual_motion as pm
+
+    for preset in presets:
+        for direction in ("preset", "any"):
+            over = {"strategy": "solver"} | ({} if direction == "preset" else {"direction": "any"})
+            rules = pm.GAME.rules(preset, over)
+            decks = seeded_deals(DECK_52, seed, 0, deals)
+            pm.play_batch(decks[:1], rules)  # compile / load the kernels outside the timing
+            cpu0, wall0 = time.process_time(), time.perf_counter()
+            out = pm.play_batch(decks, rules)
+            cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+            won = out["outcome"] == WON
+            k = int(won.sum())
+            uns = int((out["outcome"] == UNSOLVABLE).sum())
+            unk = int((out["outcome"] == UNKNOWN).sum())
+            lo, hi = wilson(k, deals)
+            name = f"{preset}" + ("" if direction == "preset" else " direction=any")
+            print(f"perpetual_motion {name} solver, seed {seed}: {deals} deals, won {k} ({k / deals:.4%}, Wilson 95% "
+                  f"{lo:.4%}..{hi:.4%}), unsolvable {uns}, unknown {unk} ({unk / deals:.2%}); cpu {cpu:.1f} s "
+                  f"({1000 * cpu / deals:.1f} s per 1,000 deals), search {out['seconds'].sum():.1f} s, wall {wall:.1f} s",
+                  flush=True)
+            passes = sorted(collections.Counter(out["rounds"][won].tolist()).items())
+            print(f"  passes found: mean {out['rounds'][won].mean():.2f}, distribution {passes}; rounds_optimal proven "
+                  f"{int(out['rounds_optimal'].sum())}; nodes mean {out['nodes'].mean():.0f} max {out['nodes'].max()}; "
+                  f"slowest deal {out['seconds'].max():.2f} s", flush=True)
+            if direction == "preset":
+                forced = pm.play_batch(decks, pm.GAME.rules(preset))
+                fw = forced["outcome"] == WON
+                worse = int((fw & (~won | (out["rounds"] > forced["rounds"]))).sum())
+                print(f"  forced: won {int(fw.sum())}, mean passes {forced['rounds'][fw].mean():.1f}; deals where the "
+                      f"solver does worse than forced: {worse}", flush=True)
+            print(f"  deal indices not won: {np.flatnonzero(~won).tolist()}", flush=True)
+    print(f"  peak resident memory of this process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB",
+          flush=True)
+
+
+def perpetual_motion_budget(preset: str, max_nodes: int) -> None:
+    """One search filled to max_nodes stored stocks, for the memory one deal's search can take: the guide is turned
+    upside down (most cards left first), so the search wanders instead of winning."""
+    import resource
+
+    from engine import perpetual_motion_solver as solver
+    from engine.perpetual_motion import GAME
+
+    rules = GAME.rules(preset, {"strategy": "solver", "max_nodes": max_nodes})
+    deal = seeded_deals(DECK_52, 2009, 0, 1)[0]
+    ws = solver.Workspace()
+    solver.GUIDE_WEIGHTS = (-64, -1, 0)
+    t0 = time.perf_counter()
+    f = solver.search(deal % 13, rules, ws, False, 1_000_000, max_nodes)
+    print(f"perpetual_motion {preset}: one guided search, max_nodes {max_nodes}: code {f.code}, {f.nodes} stocks expanded, "
+          f"{time.perf_counter() - t0:.1f} s, table of {ws.recs.shape[0]} records; peak resident memory "
+          f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=2024)
@@ -71,8 +140,17 @@ def main() -> None:
     ap.add_argument("--confirm", type=int, default=0,
                     help="confirm up to N of Penguin's unsolvable verdicts by the plain-Python exhaustive search "
                     "(no safe moves; minutes per deal)")
+    ap.add_argument("--perpetual-motion", type=int, default=0,
+                    help="Perpetual Motion deals per variant under strategy: solver (0: skip)")
+    ap.add_argument("--pm-presets", default="clarke,masten,pysolfc")
+    ap.add_argument("--pm-seed", type=int, default=2009)
+    ap.add_argument("--pm-budget", type=int, default=0, help="one Perpetual Motion search filled to this max_nodes")
     args = ap.parse_args()
 
+    if args.perpetual_motion:
+        perpetual_motion_section(args.perpetual_motion, args.pm_seed, args.pm_presets.split(","))
+    if args.pm_budget:
+        perpetual_motion_budget("clarke", args.pm_budget)
     if args.penguin:
         decks = seeded_deals(DECK_52, args.seed, 0, args.penguin)
         out, wall = run("penguin", decks)
