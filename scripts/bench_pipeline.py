@@ -415,11 +415,11 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory(prefix="bench-pipeline-") as tmp:
         tmp = Path(tmp)
-        if args.scale_units:
+        if args.scale_units and not args.only_paired:
             scale_bench(tmp, args.scale_units, args.repeat)
         if args.only_scale:
             return
-        if args.paired_rows:
+        if args.paired_rows and not args.only_scale:
             paired_bench(tmp, args.paired_rows, args.paired_shape)
         if args.only_paired:
             return
