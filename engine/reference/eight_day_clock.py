@@ -60,11 +60,10 @@ docstring repeats the readings word for word:
 
 * **Won after three discards.**  52 = 4 x 13, and each discard takes one card of
   each rank, so after three discards 13 cards are left, one of each rank: the
-  set-aside card and 12 cards on the piles.  A fourth discard cannot come by
-  play (with a card in hand only 12 cards lie on the 13 piles, so some pile is
-  empty and the clock cannot be full), so Masten's "won after three discards" is
-  the whole game: play stops at the third discard (its set-aside card is not
-  placed), and the 13 cards left are the game's last set, one of each rank.
+  set-aside card and 12 cards on the piles.  While a card is in hand only 12
+  cards lie on the 13 piles, so the clock can never be full again as play goes
+  on: the 13 left are the game's last set.  Masten counts the game won at the
+  third discard, and play stops there (its set-aside card is not placed).
 * **Lost when a state repeats** (``cycle``).  The state after each move is the
   piles read as ranks (bottom to top), the rank in hand and the pile it was
   taken from: play depends on ranks only (suits are passengers), so once that
@@ -75,17 +74,18 @@ docstring repeats the readings word for word:
 * **Blocked.**  When a card is to be taken or moved on and no pile is open, but
   the clock is not full (some pile is empty and every other pile shows its
   hour), nothing can be done: ``blocked``.  Piles lose cards only at a discard
-  (one each) and when a card is taken without one put under (the opening, and
-  after a discard under every ``after_discard`` but ``placed_pile``, or after a
-  fill).  So under ``placed_pile`` a game takes one card so, at the opening, and
-  the piles hold 4, 3, 2 cards in the three stretches (one less on the opening
-  pile): no pile is ever empty before the third discard, and ``empty_pile``
+  (one each) and when a card is taken without one put under: the opening, after
+  a discard under every ``after_discard`` but ``placed_pile``, and after a fill.
+  Under ``placed_pile`` the opening take is the only one, so the piles hold 4,
+  3 and 2 cards in the three stretches (one fewer on the pile of the opening
+  take): no pile is ever empty before the third discard, and ``empty_pile``
   changes nothing.  Under the other readings a pile often runs empty in the
   third stretch; under ``pass`` the clock can then never be full again.
 * **A full clock with an empty hand** (all thirteen tops show their hour when a
-  card is to be taken: at the deal under ``start: first_open``, or right after a
-  set-aside card is placed under the other readings) is a discard with nothing
-  set aside; play goes on from the first open pile counting from P1.
+  card is to be taken: at the deal under ``start: first_open``, right after a
+  set-aside card is placed under the readings other than ``placed_pile``, or
+  after a fill) is a discard with nothing set aside; play goes on from the first
+  open pile counting from P1.
 
 Columns: ``rounds`` counts the times play went round the clock: 1 from the
 opening, plus 1 for each move whose pile comes at or before (in the order
