@@ -89,8 +89,9 @@ it was reached), and no hash collision can merge two stocks.
   stocks and ``PROOF_WORK`` generated positions.  If pass k wins there, k is the
   minimum.  If every stock of fewer than L - 1 passes was expanded in full with
   no win, no line of L - 1 passes or fewer wins, and an L-pass solution is
-  optimal.  It is run after a win of at most ``PROOF_PASSES`` passes (and may
-  find a shorter one); a one-pass win is optimal trivially.  The best-first
+  optimal.  It is run after a win of at most ``PROOF_PASSES`` passes, or from a
+  stock of at most ``PROOF_CARDS`` cards (and may find a shorter line); a
+  one-pass win is optimal trivially.  The best-first
   search proves nothing about passes: it stores a stock with the passes of the
   first line that reached it, which need not be the fewest.
 * ``cards_left``: 0 when won; otherwise the fewest cards at the start of any
@@ -122,7 +123,8 @@ EXACT_LOCAL = 2048  # the same in the exhaustive (proof) phase
 EXACT_BEAM = 8192  # beam in the exhaustive (proof) phase
 EXACT_CAND = 1 << 16
 PROOF_NODES = 300  # stocks the breadth-first proof phase may expand
-PROOF_PASSES = 3  # it is tried only for solutions of at most this many passes
+PROOF_PASSES = 3  # it is tried only for solutions of at most this many passes ...
+PROOF_CARDS = 16  # ... or from stocks of at most this many cards
 SHORTER_NODES = 20_000  # stocks stored looking for a line shorter than a forced win
 PROOF_WORK = 400_000  # positions (after a move) the breadth-first phase may generate in all
 
@@ -755,7 +757,7 @@ def solve(deal: np.ndarray, rules, ws: Workspace, forced: tuple[int, int, int] |
                 code = UNSOLVABLE
         if code == WON:
             found = len(passes) if passes is not None else R
-            if found - 1 > proven and found <= PROOF_PASSES:
+            if found - 1 > proven and (found <= PROOF_PASSES or len(ranks) <= PROOF_CARDS):
                 # the breadth-first proof: every line of fewer passes, in full, within a budget
                 g = search(ranks, rules, ws, True, found - 1, max_nodes, PROOF_NODES)
                 nodes += g.nodes

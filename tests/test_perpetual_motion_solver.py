@@ -122,8 +122,9 @@ def test_solver_agrees_with_plain_exhaustive_search_on_reduced_positions(overrid
     """Stocks of two or three whole ranks (8 or 12 cards): the plain search's verdict and fewest passes.
 
     The solver must never call a winnable position unsolvable, never win in fewer passes than the
-    plain minimum, and must match the minimum whenever it claims rounds_optimal; on positions this
-    small it should settle most of them exactly (at least half, a floor well below what it reaches)."""
+    plain minimum, and must match the minimum whenever it claims rounds_optimal.  Positions this small
+    get the breadth-first proof, so nearly all are settled exactly (the floor, 90%, leaves room for a
+    proof that runs out of its budget)."""
     rules = _solver(overrides)
     ws = solver.Workspace()
     checked = exact = 0
@@ -146,7 +147,7 @@ def test_solver_agrees_with_plain_exhaustive_search_on_reduced_positions(overrid
                     assert got.rounds == plain, cards
                     exact += 1
     assert checked >= (two_ranks + three_ranks) * 3 // 4
-    assert exact >= checked // 2
+    assert exact >= checked * 9 // 10
 
 
 # --- known answers ------------------------------------------------------------------------
