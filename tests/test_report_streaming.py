@@ -160,7 +160,8 @@ def test_two_runs_with_different_unit_ranges_in_two_folders(tmp_path):
     b_cols = random_variant(rng, np.arange(1200, 6000), 0.45, 0.08)
     a = write_run(tmp_path / "first", {"v": a_cols, "w": a_cols}, {"v": [1000, 2000, 3000, 4000]},
                   deal_source=src, study="same")
-    b = write_run(tmp_path / "second", {"v": b_cols}, {"v": list(range(333, 4800, 333))},
+    # B's parts every 333 deals, and one ending exactly where an A part begins (deal 2000)
+    b = write_run(tmp_path / "second", {"v": b_cols}, {"v": sorted([*range(333, 4800, 333), 801])},
                   deal_source={**src, "deals": 6000}, study="same")
     (c,) = compare_runs(a, b, ["v"]).comparisons
     counts = old_pair(old_states(a)["v"], old_states(b)["v"])
@@ -186,6 +187,17 @@ def test_a_deal_stored_twice_is_bad_input(tmp_path, capsys):
 
 
 # --- distributions -----------------------------------------------------------------------------------
+
+
+def test_quantile_arithmetic_is_numpys_bit_for_bit():
+    from pipeline.distributions import lerp_quantiles
+
+    rng = np.random.default_rng(5)
+    for n in [*range(1, 60), 97, 1000, 4099]:
+        for x in (rng.lognormal(0, 3, n), rng.uniform(-1, 1, n) * 1e-3, rng.integers(0, 50, n).astype(float)):
+            ordered = np.sort(x)
+            ours, _ = lerp_quantiles(n, lambda r: ordered[r])
+            assert ours.tolist() == np.quantile(x, QUANTILES).tolist(), n
 
 
 @pytest.mark.parametrize("column", ["rounds", "nodes", "wide", "seconds", "narrow"])
