@@ -111,7 +111,8 @@ def test_hand_checked_twelve_card_win() -> None:
     for rules in _all_rules("solver"):
         s = au.solve(np.array(deal, dtype=np.uint8), rules)
         assert (s.code, s.cards_left) == (WON, 4)
-        assert s.solution.startswith("KC QC JC / 2D 3D 4D / ")  # the first line tried: discards first, P1..P4
+        phases = [sorted(p.split()) for p in s.solution.split(" / ")]
+        assert phases[:2] == [sorted(["KC", "QC", "JC"]), sorted(["2D", "3D", "4D"])]  # every discard, in some order
         assert reference.check_solution(deal, rules, s.solution) is None
 
 
@@ -188,6 +189,19 @@ def test_solver_agrees_with_plain_search_on_reduced_deals(index: int) -> None:
             assert reference.check_solution([int(c) for c in deal], rules, line) is None
         verdicts.add(plain)
     assert "unsolvable" in verdicts
+
+
+@pytest.mark.parametrize("win", ["one_ace_per_pile", "four_aces"])
+def test_safe_discards_agree_with_plain_search(win: str) -> None:
+    """PySolFC's rules are where the solver discards safe cards at once (docstring, point 2b): more deals there."""
+    rules = GAME.rules("pysolfc", {"strategy": "solver", "win": win})
+    verdicts = set()
+    for deal in seeded_deals(REDUCED, 99, 0, 12):
+        s = au.solve(deal, rules)
+        plain, _ = reference.exhaustive_search([int(c) for c in deal], rules)
+        assert OUTCOMES[s.code] == plain, reference.format_cards(deal)
+        verdicts.add(plain)
+    assert verdicts == {"won", "unsolvable"}
 
 
 def test_reduced_deals_reach_both_verdicts() -> None:

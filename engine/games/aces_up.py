@@ -53,6 +53,28 @@ hash only picks the slot), so a collision can never merge two positions:
    removes the same cards and ends in the same position, and no other move is
    legal before it ends.  (The plain search in the reference tries every order;
    the tests check the two agree.)
+2b. Safe discards, with ``discards: optional``, ``fill: optional`` and
+   ``move_lone_card: true`` (PySolFC's rules): a top card X that may be
+   discarded, and whose suit has no lower card left on the piles or in the
+   stock, is discarded at once after every move.  Claim: if position S is
+   winnable, so is S' = S less X.  Take a winning line L from S and play L'
+   from S': the same moves with every move of X left out.  Invariant: each
+   pile of L' is the same pile of L with X deleted, so every top card of L'
+   is that of L unless X is the top there.  Then each move of L stays legal
+   in L': a discard of Z != X needs Z and a higher card of its suit on top,
+   and that card is not X (X is higher than no card left of its suit); a
+   fill of Z != X needs Z on top (it is) and an empty target (it is: a pile
+   empty in L is empty in L'); lone-card moves are allowed, so a source left
+   with one card is no obstacle; a deal needs only cards in the stock, the
+   same in both (fill optional, discards optional).  A move of X (a discard
+   or a fill) is left out and the invariant holds.  When L wins (every
+   non-Ace discarded, and under one_ace_per_pile one Ace per pile), L' has
+   won too.  Safe discards commute (each stays safe as others go, as in 2),
+   so the closure is unique; and L' is never longer than L, so by induction
+   on the length of a winning line the search of closed positions finds a
+   win from every winnable one.  (Under fill: compulsory a space X leaves
+   can force a fill that L never made, and without lone-card moves a fill
+   from a pile left with one card is refused, so the rule is not used there.)
 3. A position whose only legal move is the deal is dealt at once and not
    stored.  Skipping a store never changes a verdict (the table only saves
    work), and a deal adds four cards dealt, so such a chain is finite and
@@ -357,6 +379,39 @@ def _closure(piles, h, log, lp):
 
 
 @nb.njit(cache=True)
+def _safe_closure(piles, h, deal, pos, log, lp):
+    """Safe discards (point 2b): a top card that may be discarded and whose suit has no lower card left (on
+    the piles or in the stock) goes at once, until none is left; each logged.  Returns (log length, count)."""
+    count = 0
+    while True:
+        present = np.zeros(52, dtype=np.bool_)
+        for i in range(pos, deal.shape[0]):
+            present[deal[i]] = True
+        for j in range(4):
+            for i in range(h[j]):
+                present[piles[j, i]] = True
+        found = -1
+        for j in range(4):
+            if _may_discard(piles, h, j):
+                x = piles[j, h[j] - 1]
+                s = x // 13
+                lone_in_suit = True
+                for y in range(s * 13, s * 13 + 13):
+                    if y != x and present[y] and VALUE[y] < VALUE[x]:
+                        lone_in_suit = False
+                        break
+                if lone_in_suit:
+                    found = j
+                    break
+        if found < 0:
+            return lp, count
+        h[found] -= 1
+        log[lp] = piles[found, h[found]]
+        lp += 1
+        count += 1
+
+
+@nb.njit(cache=True)
 def _gen_moves(piles, h, pos, n, forced, compulsory, aces_only, lone, out):
     """Every legal move of a position that is not won, into out; returns how many."""
     m = 0
@@ -407,6 +462,7 @@ def _solve(deal, forced, compulsory, aces_only, lone, one_per_pile, max_nodes, r
     for i in range(n):
         if deal[i] % 13 != 0:
             non_aces += 1
+    safe = not forced and not compulsory and lone
     cap = P.shape[0]
     kb = np.zeros(64, dtype=np.uint8)
     w = kb.view(np.uint64)
@@ -421,6 +477,9 @@ def _solve(deal, forced, compulsory, aces_only, lone, one_per_pile, max_nodes, r
     lp += 1
     if forced:
         lp, c = _closure(P[0], H[0], log, lp)
+        DISC[0] = c
+    elif safe:
+        lp, c = _safe_closure(P[0], H[0], deal, 4, log, lp)
         DISC[0] = c
     best = DISC[0]
     nrec = 0
@@ -483,6 +542,9 @@ def _solve(deal, forced, compulsory, aces_only, lone, one_per_pile, max_nodes, r
             if forced:
                 lp, c = _closure(pl, hh, log, lp)
                 disc += c
+            elif safe:
+                lp, c = _safe_closure(pl, hh, deal, pos, log, lp)
+                disc += c
             won = _won(pl, hh, disc, non_aces, one_per_pile)
             nm = 0
             while not won:
@@ -496,6 +558,9 @@ def _solve(deal, forced, compulsory, aces_only, lone, one_per_pile, max_nodes, r
                 lp += 1
                 if forced:
                     lp, c = _closure(pl, hh, log, lp)
+                    disc += c
+                elif safe:
+                    lp, c = _safe_closure(pl, hh, deal, pos, log, lp)
                     disc += c
                 won = _won(pl, hh, disc, non_aces, one_per_pile)
             if disc > best:
