@@ -22,6 +22,7 @@ import html
 import io
 import math
 import re
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -424,8 +425,14 @@ def render_html(report: Report) -> str:
     baseline = (declared or variants or [None])[0]
     numbers = {v: i + 1 for i, v in enumerate(declared + [v for v in variants if v not in declared])}
     others = [v for v in variants if v != baseline]  # only variants with results (a run may be part-way)
-    cs = compare_run(run_dir, baseline, others) if others and baseline in variants else None
     lf = scan_deals(run_dir)
+    # The paired counts (pyarrow and numpy, part by part) run on a second thread while polars builds the
+    # distributions: both release the GIL, so on an idle 2-core machine the two passes overlap.
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="patience-compare") as pool:
+        pending = pool.submit(compare_run, run_dir, baseline, others) if others and baseline in variants else None
+        distributions = [(column, label, log, _box_stats(lf, column, variants, report))
+                         for column, label, log in distribution_metrics(lf)] if report.rows.height else []
+        cs = pending.result() if pending is not None else None
     title = f"{report.study}: {report.game}"
 
     parts = [
@@ -455,8 +462,7 @@ def render_html(report: Report) -> str:
                          "Share of deals ending in each outcome, per variant."),
             "<h2>Distribution per deal</h2>",
         ]
-        for column, label, log in distribution_metrics(lf):
-            stats = _box_stats(lf, column, variants, report)
+        for column, label, log, stats in distributions:
             parts.append(_figure_html(f"chart-{column}",
                                       chart_distribution(report, lf, column, label, log, numbers, stats),
                                       f"{column} per deal, won deals and the others separately. "
