@@ -361,6 +361,24 @@ def test_sorted_deal_is_won_as_dealt_leftmost_foundations() -> None:
     assert result.outcome == "won" and result.moves == 48
 
 
+def test_declining_a_play_wins_where_greedy_loses() -> None:
+    # Auld Lang Syne, seed 2009 deal 318 (the first of the seeded deals that free play wins and greedy loses).
+    # After deal 6 (24 cards dealt) greedy plays 5H onto F2 and runs 8C 9H TH JH onto F1 and 6C 7S onto F2;
+    # it ends blocked with 25 cards played.  The solver's line plays only 8C there and keeps 5H back until
+    # the very end (48:5H>4): declining a play is what wins this deal.  Its solution is the proof (replayed).
+    g = get_game("auld_lang_syne")
+    deal = seeded_deals(DECK_52, 2009, 318, 1)[0]
+    assert format_cards(deal).startswith("2C AC AD 3C KS 2S 4C 6C 7D QS 9H JH TD 3S")
+    greedy = reference.play([int(c) for c in deal], g.rules(), True, record=True)
+    greedy_tokens = [reference.format_play(e.data["dealt"], e.data["card"], e.data["foundation"])
+                     for e in greedy.events if e.kind == "play"]
+    assert (greedy.outcome, greedy.moves) == ("blocked", 25) and "24:5H>2" in greedy_tokens
+    row = g.play_one(deal, g.rules("pysolfc"), False).row
+    assert row["outcome"] == "won" and g.check_solution(deal, g.rules("pysolfc"), row["solution"]) is None
+    tokens = row["solution"].split()
+    assert [t for t in tokens if t.startswith("24:")] == ["24:8C>1"] and "48:5H>4" in tokens
+
+
 # --- the game surface: trace, presets, bad values -----------------------------------------------------
 
 
