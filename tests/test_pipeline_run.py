@@ -64,7 +64,10 @@ def test_rows_are_the_engine_output_with_design_dtypes(pm_study, tmp_path, capsy
     assert code == 0, err
     df = rows(tmp_path / "r")
     assert df.schema == {"deal": pl.Int64, "outcome": pl.String, "won": pl.Boolean, "rounds": pl.Int32,
-                         "moves": pl.Int32, "cards_left": pl.Int16, "cycle_length": pl.Int32, "variant": pl.String}
+                         "moves": pl.Int32, "cards_left": pl.Int16, "cycle_length": pl.Int32,
+                         # Perpetual Motion's solver columns (strategy: solver), zero for the fixed strategies
+                         "nodes": pl.Int64, "seconds": pl.Float64, "rounds_optimal": pl.Boolean,
+                         "solution": pl.String, "variant": pl.String}
     st = load_study(pm_study)
     decks = seeded_deals(st.game.deck, 11, 0, 600)
     for name, v in st.variants.items():
