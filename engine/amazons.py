@@ -44,6 +44,71 @@ s_0, the first state after the last move or k change, and comparing the stock
 card by card with that one saved stock detects the repeat at exactly the pass
 where a full table of all states seen would (the reference keeps that full
 table; the differential test checks the two agree).
+
+Free play, ``strategy: solver`` (the reading is the same as in the reference):
+after each row dealt, including the last, possibly partial, row of a pass, the
+player may make any sequence of legal plays, each optional.  An Ace goes where
+``ace_placement`` puts it (no Ace limit: k is 4); a Queen under
+``queen_any_column`` goes to any foundation that takes it, the player choosing;
+any other card to the foundation above its column when that foundation takes it.
+Every other switch keeps its meaning; ``loss_rule`` and ``idle_passes`` have no
+effect.  Outcomes: ``won`` (the fewest passes, proven), ``unsolvable`` (no
+line of play wins), ``unknown`` (``max_nodes`` stored positions or
+``max_rounds`` passes were not enough).  ``rounds`` is the passes of the
+solution (the least possible) or, when not won, the passes searched;
+``cards_left`` the fewest cards left in any position the search reached, and
+``moves`` = 28 - ``cards_left`` (a won game plays all 28 cards).
+
+The search.  A *position* is the start of a pass: the stock in order and the
+foundations.  Breadth-first by passes: level j holds the positions first
+reached after j passes, each stored once in ``engine/position_table.py`` (keys
+stored whole: no collision can merge two positions) with a link to its parent.
+Inside a pass, ``_pass_search`` walks depth-first over every position inside
+the pass (which rows are dealt, which cards went where, the foundations), each
+visited once per pass thanks to an exact memo (two 64-bit words: a 3-bit place
+for each card of the stock, the number dealt, the foundations), and
+enumerates every distinct end of the pass (the gather).
+
+1. Duplicates.  A position's future depends only on the position, so a
+   position already stored (at this or any earlier level) is not expanded
+   again, and a position inside a pass reached a second way is not walked
+   again.  Foundations are keyed by their heights and, under ``same_suit``,
+   the suit of each started and incomplete one: that is all the rules read (a
+   complete or empty foundation takes no card by suit, and under ``any_suit``
+   only heights matter), so positions with the same key have the same futures.
+2. The one-pass win test (``MODE_WIN_TEST``).  Every stored position is tested
+   once for a win in its next pass by the same walk with one pruning: a walk
+   stops when a card just dealt can never be played before the pass ends
+   (``_dead``).  Such a card stays in a column, and a pass that leaves a card
+   in a column is not won.  A non-Ace card (other than a Queen under
+   ``queen_any_column``) on column Cq can only go to Fq; it never can when Fq
+   is already past its rank or complete, when (``same_suit``) Fq holds another
+   suit or its suit is started on another foundation, or when a lower card of
+   its suit lies beneath it in Cq (that card must reach Fq first, and only
+   the card on top leaves a column).  So the test answers exactly "does some
+   line win in this pass".
+3. Minimum passes.  Each level's positions are tested (pass j + 1) before the
+   level is expanded, and a child is tested as soon as it is stored; the first
+   winning test ends the search.  By induction every position reachable in j
+   passes is stored at some level <= j, so when a child at level j + 1 wins
+   in pass j + 2, every position at levels <= j has been tested without a win:
+   no line wins in j + 1 passes or fewer, and ``rounds_optimal`` is proven.
+   The level being expanded is taken fullest foundations first (only the
+   order changes, never what is searched), so the winning child tends to come
+   early.  ``unsolvable`` when a level adds no new position: every line of
+   play then only revisits stored positions, all tested.  (A full expansion
+   that finds a win the test missed would be a bug: SolverError.)
+4. The line.  The parent links give the start of every pass of the winning
+   line; ``MODE_FIND`` walks each pass again to find plays leading to the next
+   stored position, and the winning pass's plays come from its test.  The text
+   (notation in the reference's docstring) is replayed by the reference before
+   the result is returned (SolverError if refused).
+
+Memory: a stored position costs its key (24 bytes) in ``recs``, a parent link
+(8 bytes) and at most four slots of 8 bytes (the table is kept at most half
+full), arrays that grow by doubling: at the default ``max_nodes`` of 10 million,
+recs 2^24 x 24 B = 403 MB, parents 134 MB, slots 2^25 x 8 B = 268 MB, about
+0.8 GB, and under 1.3 GB while the largest array doubles: under 2 GiB.
 """
 
 from __future__ import annotations

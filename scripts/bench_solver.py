@@ -6,6 +6,9 @@ Runs on one core, in this process:
   2. FreeCell, Microsoft deals 1-1000: all must be won (each solution replayed by the checker).
   3. FreeCell deal 11982 with a large budget: must be unsolvable.
   4. (--bakers N) Baker's Game with 3..6 cells on N seeded deals each, beside Jerry Bryan's figures.
+  5. (--amazons N) Amazons under strategy: solver, N seeded deals (seed 2009) per preset (dick, pysolfc,
+     one_in_ten): won/unsolvable/unknown, the proven minimum passes, CPU seconds per 1,000 deals (target for
+     dick: 300 s), the deal indices not won, and the peak memory.
   6. (--perpetual-motion N) Perpetual Motion under strategy: solver, N seeded deals (seed 2009) for clarke,
      masten and pysolfc, each with direction as the preset has it and with `any`: won/unsolvable/unknown,
      the passes found, how often rounds_optimal was proven, the forced automaton beside it (dominance),
@@ -64,6 +67,52 @@ def summary(name: str, out: dict, wall: float) -> str:
     return (f"{name}: {n} deals, won {won} ({won / n:.4%}, Wilson 95% {lo:.4%}..{hi:.4%}), unsolvable {uns}, "
             f"unknown {unk} ({unk / n:.2%}); solve {out['seconds'].sum():.2f} s, wall {wall:.2f} s, "
             f"nodes mean {out['nodes'].mean():.0f} max {out['nodes'].max()}")
+
+
+def amazons_section(deals: int, seed: int, presets: list[str], progress: int = 100) -> None:
+    """Amazons under strategy: solver, one deal at a time on this core: verdicts, proven minimum passes, time, memory.
+
+    Target (issue 10): `dick`, 1,000 deals decided with their proven minimum passes in at most 300 s on one core.
+    CPU seconds of this process are the figure (the machine may be shared); wall seconds are shown beside them.
+    """
+    import collections
+    import resource
+
+    from engine import amazons
+
+    for preset in presets:
+        rules = amazons.GAME.rules(preset, {"strategy": "solver"})
+        decks = seeded_deals(amazons.DECK_AMAZONS, seed, 0, deals)
+        amazons.solve_deal(decks[0], rules)  # compile / load the kernels outside the timing
+        ws = amazons.Workspace()
+        cpu0, wall0 = time.process_time(), time.perf_counter()
+        rows = []
+        cpu_at_1000 = None
+        for i in range(deals):
+            s = amazons.solve_deal(decks[i], rules, ws)  # every win replayed by the reference inside
+            rows.append((s.outcome, s.rounds, s.nodes))
+            if i + 1 == 1000:
+                cpu_at_1000 = time.process_time() - cpu0
+            if (i + 1) % progress == 0 and i + 1 < deals:
+                print(f"  ... {preset}: {i + 1} deals, won {sum(o == WON for o, _, _ in rows)}, cpu "
+                      f"{time.process_time() - cpu0:.1f} s, passes "
+                      f"{sorted(collections.Counter(r for o, r, _ in rows if o == WON).items())}, not won "
+                      f"{[k for k, (o, _, _) in enumerate(rows) if o != WON]}", flush=True)
+        cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+        won = sum(o == WON for o, _, _ in rows)
+        uns = sum(o == UNSOLVABLE for o, _, _ in rows)
+        unk = sum(o == UNKNOWN for o, _, _ in rows)
+        lo, hi = wilson(won, deals)
+        passes = sorted(collections.Counter(r for o, r, _ in rows if o == WON).items())
+        print(f"amazons {preset} solver, seed {seed}: {deals} deals, won {won} ({won / deals:.4%}, Wilson 95% "
+              f"{lo:.4%}..{hi:.4%}), unsolvable {uns}, unknown {unk}; cpu {cpu:.1f} s ({1000 * cpu / deals:.1f} s "
+              f"per 1,000 deals), wall {wall:.1f} s" + (f"; first 1,000 deals: cpu {cpu_at_1000:.1f} s"
+                                                        if cpu_at_1000 is not None else ""), flush=True)
+        print(f"  minimum passes of the won deals: {passes}; nodes mean {np.mean([n for _, _, n in rows]):.0f} "
+              f"max {max(n for _, _, n in rows)}", flush=True)
+        print(f"  deal indices not won: {[i for i, (o, _, _) in enumerate(rows) if o != WON]}", flush=True)
+    print(f"  peak resident memory of this process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB",
+          flush=True)
 
 
 def perpetual_motion_section(deals: int, seed: int, presets: list[str]) -> None:
@@ -140,6 +189,9 @@ def main() -> None:
     ap.add_argument("--confirm", type=int, default=0,
                     help="confirm up to N of Penguin's unsolvable verdicts by the plain-Python exhaustive search "
                     "(no safe moves; minutes per deal)")
+    ap.add_argument("--amazons", type=int, default=0, help="Amazons deals per preset under strategy: solver (0: skip)")
+    ap.add_argument("--amazons-presets", default="dick,pysolfc,one_in_ten")
+    ap.add_argument("--amazons-seed", type=int, default=2009)
     ap.add_argument("--perpetual-motion", type=int, default=0,
                     help="Perpetual Motion deals per variant under strategy: solver (0: skip)")
     ap.add_argument("--pm-presets", default="clarke,masten,pysolfc")
@@ -151,6 +203,8 @@ def main() -> None:
         perpetual_motion_section(args.perpetual_motion, args.pm_seed, args.pm_presets.split(","))
     if args.pm_budget:
         perpetual_motion_budget("clarke", args.pm_budget)
+    if args.amazons:
+        amazons_section(args.amazons, args.amazons_seed, args.amazons_presets.split(","))
     if args.penguin:
         decks = seeded_deals(DECK_52, args.seed, 0, args.penguin)
         out, wall = run("penguin", decks)
