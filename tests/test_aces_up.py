@@ -19,12 +19,13 @@ from pipeline_util import cli
 
 SWITCH_VALUES = {
     "discards": ("forced", "optional"),
-    "fill": ("compulsory", "optional"),
+    "fill": ("compulsory", "optional", "immediate"),
     "fill_from": ("any", "aces"),
     "move_lone_card": (False, True),
     "win": ("four_aces", "one_ace_per_pile"),
 }
-COMBINATIONS = [dict(zip(SWITCH_VALUES, v)) for v in itertools.product(*SWITCH_VALUES.values())]
+COMBINATIONS = [c for c in (dict(zip(SWITCH_VALUES, v)) for v in itertools.product(*SWITCH_VALUES.values()))
+                if not (c["fill"] == "immediate" and c["discards"] == "optional")]  # refused: RuleError
 COMBO_IDS = [",".join(f"{k}={v}" for k, v in c.items()) for c in COMBINATIONS]
 COLUMNS = ("outcome", "moves", "cards_left")
 
@@ -43,7 +44,8 @@ def _kernel_greedy(deals: np.ndarray, rules: AcesUpRules) -> list[dict]:
     deals = read_only_uint8(deals)
     n = deals.shape[0]
     outcome, moves, left = np.zeros(n, np.uint8), np.zeros(n, np.int32), np.zeros(n, np.int16)
-    au._play_greedy(deals, rules.fill_from == "aces", rules.win == "one_ace_per_pile", outcome, moves, left)
+    au._play_greedy(deals, rules.fill_from == "aces", rules.win == "one_ace_per_pile", rules.fill == "immediate",
+                    outcome, moves, left)
     return [{"outcome": OUTCOMES[outcome[i]], "moves": int(moves[i]), "cards_left": int(left[i])} for i in range(n)]
 
 
@@ -176,7 +178,7 @@ REDUCED = make_deck([0, 9, 10, 11, 12])  # A T J Q K of each suit: 20 cards, 5 d
 @pytest.mark.parametrize("index", range(len(COMBINATIONS)), ids=COMBO_IDS)
 def test_solver_agrees_with_plain_search_on_reduced_deals(index: int) -> None:
     """A plain search (every discard order, every fill, no closure, positions in a set) agrees with the solver
-    on won/unsolvable, on 20-card deals (320 in all), every switch combination; every solver win is replayed."""
+    on won/unsolvable, on 20-card deals (400 in all), every switch combination; every solver win is replayed."""
     rules = GAME.rules(None, {**COMBINATIONS[index], "strategy": "solver"})
     deals = seeded_deals(REDUCED, 7 + index, 0, 10)
     verdicts = set()
@@ -213,7 +215,8 @@ def test_reduced_deals_reach_both_verdicts() -> None:
     assert seen == {WON, UNSOLVABLE}
 
 
-@pytest.mark.parametrize("over", [{}, {"fill_from": "aces"}, {"fill": "optional", "win": "one_ace_per_pile"}])
+@pytest.mark.parametrize("over", [{}, {"fill_from": "aces"}, {"fill": "optional", "win": "one_ace_per_pile"},
+                                  {"fill": "immediate"}])
 def test_solver_agrees_with_plain_search_on_full_deals(over: dict) -> None:
     rules = GAME.rules("masten", over)
     deals = np.concatenate([seeded_deals(DECK_52, 21, 0, 12), _greedy_wins(GAME.rules(None, over), 3)])
@@ -224,7 +227,7 @@ def test_solver_agrees_with_plain_search_on_full_deals(over: dict) -> None:
 
 
 @pytest.mark.parametrize("over", [{}, {"fill_from": "aces"}, {"fill": "optional"}, {"move_lone_card": True},
-                                  {"win": "one_ace_per_pile"}])
+                                  {"win": "one_ace_per_pile"}, {"fill": "immediate"}])
 def test_solver_wins_every_deal_greedy_wins_and_every_win_replays(over: dict) -> None:
     deals = seeded_deals(DECK_52, 2024, 0, 1500)
     greedy = GAME.play_batch(deals, GAME.rules(None, over))
@@ -293,6 +296,32 @@ def test_play_one_traces_greedy_and_solver() -> None:
 # --- rules, presets, bad values -----------------------------------------------------------------------
 
 
+def test_immediate_fills_interrupt_the_discards_in_order() -> None:
+    # Deal 1: 2H 3S KH KS: 2H (P1) then 3S (P2) go, by KH and KS; no fill is due (P3, P4 hold one card each).
+    # Deal 2: 4S 6S 9C 8C: P1 [4S], P2 [6S], P3 [KH 9C], P4 [KS 8C].  4S may go (6S) and 8C may go (9C), P1
+    # first.  4S leaves P1 a space while P3 and P4 hold two cards: under immediate 9C or 8C must fill it before
+    # 8C is discarded; under compulsory the discards go on first (8C, then 6S by KS).
+    deal = parse_cards("2H 3S KH KS 4S 6S 9C 8C")
+    tables = {}
+    for fill in ("immediate", "compulsory"):
+        t = reference.Table(deal, GAME.rules(None, {"fill": fill}))
+        t.deal()
+        assert t.discards() == [0, 1]
+        assert (t.why_not_discard(1) is None) == (fill == "compulsory")  # in order under immediate
+        t.discard(0)
+        assert not t.fill_is_due()
+        t.discard(1)
+        t.deal()
+        assert t.discards() == [0, 3]
+        assert [m for m in t.legal_moves()] == ([("discard", 0)] if fill == "immediate" else [("discard", 0), ("discard", 3)])
+        t.discard(0)
+        tables[fill] = t
+    assert tables["immediate"].legal_moves() == [("fill", 2, 0), ("fill", 3, 0)]
+    assert tables["compulsory"].legal_moves() == [("discard", 3)]
+    tables["compulsory"].discard(3)
+    assert tables["compulsory"].legal_moves() == [("discard", 1)]
+
+
 def test_presets_are_the_issue_text() -> None:
     assert AcesUpRules() == AcesUpRules(discards="forced", fill="compulsory", fill_from="any", move_lone_card=False,
                                         win="four_aces", strategy="greedy")
@@ -305,6 +334,7 @@ def test_presets_are_the_issue_text() -> None:
 @pytest.mark.parametrize("setting, message", [
     ("discards=sometimes", "switch 'discards': value 'sometimes' is not allowed; allowed: forced, optional"),
     ("fill=never", "switch 'fill'"),
+    ("discards=optional fill=immediate", "switch 'fill': value 'immediate' needs discards: forced"),
     ("fill_from=kings", "switch 'fill_from'"),
     ("win=five_aces", "switch 'win'"),
     ("strategy=forced", "switch 'strategy'"),
@@ -312,11 +342,12 @@ def test_presets_are_the_issue_text() -> None:
     ("move_lone_card=maybe", "switch 'move_lone_card'"),
 ])
 def test_bad_values_exit_2_with_one_line(setting: str, message: str, capsys) -> None:
-    code, out, err = cli(["play", "aces_up", "--seed", "1", "--index", "0", "--set", setting], capsys)
+    sets = [a for kv in setting.split() for a in ("--set", kv)]
+    code, out, err = cli(["play", "aces_up", "--seed", "1", "--index", "0", *sets], capsys)
     assert code == 2
     assert message in err and len(err.strip().splitlines()) == 1
     with pytest.raises(RuleError):
-        GAME.rules(overrides=dict([setting.split("=")]))
+        GAME.rules(overrides=dict(kv.split("=") for kv in setting.split()))
 
 
 def test_play_batch_refuses_a_deal_that_is_not_the_deck() -> None:

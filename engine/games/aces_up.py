@@ -17,6 +17,11 @@ solver to a plain exhaustive search).  The readings, repeated here:
   (no fill, no deal); the order does not matter (their closure is unique).
 * ``fill: compulsory``: no deal while a space could be filled from a pile of
   two or more cards; a lone card's move never counts toward the compulsion.
+* ``fill: immediate`` (needs ``discards: forced``): the game makes the discards
+  in order (the first top card from P1 to P4 that may go, then again from P1)
+  and a space is filled as soon as it appears: while a space could be filled
+  from a pile of two or more cards, only such fills are legal.  The order
+  matters here and is fixed.  This reading reproduces Masten's 11.57%.
 * ``win: four_aces``: won the moment the 48 other cards are discarded;
   ``one_ace_per_pile`` (PySolFC's isGameWon): the 48 are discarded and each
   pile holds one card, an Ace.  Both win the same deals here (fills of Aces
@@ -52,7 +57,8 @@ hash only picks the slot), so a collision can never merge two positions:
    card is covered without a deal.  So every maximal sequence of discards
    removes the same cards and ends in the same position, and no other move is
    legal before it ends.  (The plain search in the reference tries every order;
-   the tests check the two agree.)
+   the tests check the two agree.)  Under ``fill: immediate`` the closure stops
+   when a fill falls due, and its order, P1..P4 first, is the rule itself.
 2b. Safe discards, with ``discards: optional``, ``fill: optional`` and
    ``move_lone_card: true`` (PySolFC's rules): a top card X that may be
    discarded, and whose suit has no lower card left on the piles or in the
@@ -103,7 +109,7 @@ from engine.deals import batch_of_deals, read_only_uint8
 from engine.outcomes import BLOCKED, OUTCOMES, UNKNOWN, UNSOLVABLE, WON, SolverError
 from engine.reference import aces_up as reference
 from engine.registry import Column, GameSpec, PlayResult, new_columns, uses_solver
-from engine.rules import switch
+from engine.rules import RuleError, switch
 
 NCARDS = 52
 MAX_NODES_DEFAULT = 2_000_000
@@ -115,8 +121,9 @@ class AcesUpRules:
     discards: str = switch("forced", "forced: while a discard is possible only discards are made; optional: any "
                            "discard may be made or left (free play)", choices=("forced", "optional"))
     fill: str = switch("compulsory", "compulsory: no deal while a space could be filled from a pile of two or more "
-                       "cards; optional: the player may deal with spaces left (free play)",
-                       choices=("compulsory", "optional"))
+                       "cards; optional: the player may deal with spaces left; immediate (discards: forced only): "
+                       "discards go in order P1..P4 and a space is filled as soon as it appears",
+                       choices=("compulsory", "optional", "immediate"))
     fill_from: str = switch("any", "which top cards may fill a space: any, or aces only", choices=("any", "aces"))
     move_lone_card: bool = switch(False, "true: a pile's only card may fill a space (it matters: the next deal's "
                                   "cards go to fixed piles)")
@@ -128,6 +135,11 @@ class AcesUpRules:
         choices=("greedy", "solver"))
     max_nodes: int = switch(MAX_NODES_DEFAULT, "solver: positions the search may store before it answers unknown",
                             lo=1, hi=MAX_NODES_HI)
+
+    def __post_init__(self) -> None:
+        if self.fill == "immediate" and self.discards != "forced":
+            raise RuleError("switch 'fill': value 'immediate' needs discards: forced (the game makes the discards "
+                            "in order); allowed with discards: optional: compulsory, optional")
 
 
 PRESETS: dict[str, dict] = {
@@ -241,7 +253,7 @@ def _first_bad_deal(decks):
 
 
 @nb.njit(cache=True)
-def _play_greedy(decks, aces_only, one_per_pile, out_outcome, out_moves, out_left):
+def _play_greedy(decks, aces_only, one_per_pile, immediate, out_outcome, out_moves, out_left):
     n = decks.shape[1]
     piles = np.zeros((4, 52), dtype=np.uint8)
     h = np.zeros(4, dtype=np.int64)
@@ -262,6 +274,16 @@ def _play_greedy(decks, aces_only, one_per_pile, out_outcome, out_moves, out_lef
             if _won(piles, h, disc, non_aces, one_per_pile):
                 outcome = WON
                 break
+            if immediate and _fill_due(piles, h, aces_only):
+                e = 0
+                while h[e] != 0:
+                    e += 1
+                j = _greedy_fill(piles, h, aces_only)
+                h[j] -= 1
+                piles[e, 0] = piles[j, h[j]]
+                h[e] = 1
+                moves += 1
+                continue
             j = _first_discard(piles, h)
             if j >= 0:
                 h[j] -= 1
@@ -365,10 +387,13 @@ def _tt_rehash(recs, nrec, size, gen):
 
 
 @nb.njit(cache=True)
-def _closure(piles, h, log, lp):
-    """Forced discards, P1..P4 first, until none is possible; each logged.  Returns (new log length, count)."""
+def _closure(piles, h, log, lp, immediate, aces_only):
+    """Forced discards, P1..P4 first, until none is possible (or, under fill: immediate, a fill is due); each
+    logged.  Returns (new log length, count)."""
     count = 0
     while True:
+        if immediate and _fill_due(piles, h, aces_only):
+            return lp, count
         j = _first_discard(piles, h)
         if j < 0:
             return lp, count
@@ -412,9 +437,20 @@ def _safe_closure(piles, h, deal, pos, log, lp):
 
 
 @nb.njit(cache=True)
-def _gen_moves(piles, h, pos, n, forced, compulsory, aces_only, lone, out):
+def _gen_moves(piles, h, pos, n, forced, compulsory, aces_only, lone, immediate, out):
     """Every legal move of a position that is not won, into out; returns how many."""
     m = 0
+    if immediate and _fill_due(piles, h, aces_only):  # only fills from piles of two or more, into any space
+        for e in range(4):
+            if h[e] != 0:
+                continue
+            for j in range(4):
+                if h[j] >= 2:
+                    c = piles[j, h[j] - 1]
+                    if not aces_only or c % 13 == 0:
+                        out[m] = CODE_FILL + np.int64(c) * 4 + e
+                        m += 1
+        return m
     any_discard = False
     for j in range(4):
         if _may_discard(piles, h, j):
@@ -450,7 +486,7 @@ def _gen_moves(piles, h, pos, n, forced, compulsory, aces_only, lone, out):
 
 
 @nb.njit(cache=True)
-def _solve(deal, forced, compulsory, aces_only, lone, one_per_pile, max_nodes, recs, slot_rec, slot_gen, gen,
+def _solve(deal, forced, compulsory, aces_only, lone, one_per_pile, immediate, max_nodes, recs, slot_rec, slot_gen, gen,
            P, H, POS, DISC, MOVES, NM, NXT, LP, log):
     """Depth-first search of free play from the deal (module docstring), on the stack arrays P..log (one
     row per level; ``log`` holds the line's move codes).
@@ -476,7 +512,7 @@ def _solve(deal, forced, compulsory, aces_only, lone, one_per_pile, max_nodes, r
     log[lp] = CODE_DEAL
     lp += 1
     if forced:
-        lp, c = _closure(P[0], H[0], log, lp)
+        lp, c = _closure(P[0], H[0], log, lp, immediate, aces_only)
         DISC[0] = c
     elif safe:
         lp, c = _safe_closure(P[0], H[0], deal, 4, log, lp)
@@ -496,7 +532,7 @@ def _solve(deal, forced, compulsory, aces_only, lone, one_per_pile, max_nodes, r
         for t in range(KEY_WORDS):
             recs[0, t] = w[t]
         nrec = 1
-        NM[0] = _gen_moves(P[0], H[0], POS[0], n, forced, compulsory, aces_only, lone, MOVES[0])
+        NM[0] = _gen_moves(P[0], H[0], POS[0], n, forced, compulsory, aces_only, lone, immediate, MOVES[0])
         NXT[0] = 0
         LP[0] = lp
         depth = 0
@@ -540,7 +576,7 @@ def _solve(deal, forced, compulsory, aces_only, lone, one_per_pile, max_nodes, r
                 _deal(pl, hh, deal, pos)
                 pos += 4
             if forced:
-                lp, c = _closure(pl, hh, log, lp)
+                lp, c = _closure(pl, hh, log, lp, immediate, aces_only)
                 disc += c
             elif safe:
                 lp, c = _safe_closure(pl, hh, deal, pos, log, lp)
@@ -549,7 +585,7 @@ def _solve(deal, forced, compulsory, aces_only, lone, one_per_pile, max_nodes, r
             nm = 0
             while not won:
                 # a position whose only move is the deal is dealt at once and not stored (point 3)
-                nm = _gen_moves(pl, hh, pos, n, forced, compulsory, aces_only, lone, MOVES[d1])
+                nm = _gen_moves(pl, hh, pos, n, forced, compulsory, aces_only, lone, immediate, MOVES[d1])
                 if nm != 1 or MOVES[d1, 0] != CODE_DEAL:
                     break
                 _deal(pl, hh, deal, pos)
@@ -557,7 +593,7 @@ def _solve(deal, forced, compulsory, aces_only, lone, one_per_pile, max_nodes, r
                 log[lp] = CODE_DEAL
                 lp += 1
                 if forced:
-                    lp, c = _closure(pl, hh, log, lp)
+                    lp, c = _closure(pl, hh, log, lp, immediate, aces_only)
                     disc += c
                 elif safe:
                     lp, c = _safe_closure(pl, hh, deal, pos, log, lp)
@@ -668,7 +704,7 @@ def _warm_up() -> None:
     _WARM[0] = True
     ws = Workspace(16, 8)
     deal = read_only_uint8(np.array(DECK_52[:8]))
-    _solve(deal, True, True, False, False, False, 10, ws.recs, ws.slot_rec, ws.slot_gen, np.int32(ws.next_gen()),
+    _solve(deal, True, True, False, False, False, False, 10, ws.recs, ws.slot_rec, ws.slot_gen, np.int32(ws.next_gen()),
            *ws.arrays())
 
 
@@ -683,8 +719,8 @@ def solve(deal: np.ndarray, rules: AcesUpRules, ws: Workspace | None = None) -> 
     while True:
         gen = ws.next_gen()
         code, nodes, best, line, ws.recs, ws.slot_rec, ws.slot_gen = _solve(
-            deal, rules.discards == "forced", rules.fill == "compulsory", rules.fill_from == "aces",
-            bool(rules.move_lone_card), rules.win == "one_ace_per_pile", int(rules.max_nodes),
+            deal, rules.discards == "forced", rules.fill != "optional", rules.fill_from == "aces",
+            bool(rules.move_lone_card), rules.win == "one_ace_per_pile", rules.fill == "immediate", int(rules.max_nodes),
             ws.recs, ws.slot_rec, ws.slot_gen, np.int32(gen), *ws.arrays())
         if code >= 0:
             break
@@ -719,7 +755,7 @@ def play_batch(decks: np.ndarray, rules: AcesUpRules) -> dict[str, np.ndarray]:
     out = new_columns(decks.shape[0], EXTRA_COLUMNS)
     out["rounds"][:] = 1
     if not uses_solver(rules):
-        _play_greedy(decks, rules.fill_from == "aces", rules.win == "one_ace_per_pile",
+        _play_greedy(decks, rules.fill_from == "aces", rules.win == "one_ace_per_pile", rules.fill == "immediate",
                      out["outcome"], out["moves"], out["cards_left"])
         return out
     ws = Workspace()
