@@ -29,6 +29,7 @@ GREEDY = {
 }
 SOLVER = {
     "masten": {"preset": "masten"},
+    "masten_immediate": {"preset": "masten", "fill": "immediate"},
     "masten_fill_aces": {"preset": "masten", "fill_from": "aces"},
     "masten_fill_optional": {"preset": "masten", "fill": "optional"},
     "masten_lone_card": {"preset": "masten", "move_lone_card": True},
