@@ -35,8 +35,8 @@ The rules, with every disputed point a switch (see ``AcesUpRules``):
     are legal (no discard, no deal); the player chooses the card and the space.
     Here the order of the discards matters (which pile empties first decides
     when a fill interrupts them), and it is fixed.  This is the reading that
-    reproduces Masten's 11.57% (with a free order the same rule wins exactly
-    the deals ``compulsory`` wins, on the 100,000 deals measured).
+    reproduces Masten's 11.57% (with the discards in any order, the same rule
+    won 11,906 of 100,000 seeded deals, as many as ``compulsory`` wins).
 * Won when only Aces are left: ``win: four_aces`` -- the moment the 48 other
   cards are discarded;
   ``one_ace_per_pile`` (PySolFC's test) -- the 48 are discarded and each pile
