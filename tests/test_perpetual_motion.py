@@ -23,8 +23,12 @@ from engine.rules import RuleError, switches
 
 GAME = get_game("perpetual_motion")
 SWITCHES = switches(pm.PerpetualMotionRules)
-CHOICE_SWITCHES = [s for s in SWITCHES.values() if s.kind != "int"]
-COMBOS = list(itertools.product(*[(s.choices if s.kind == "choice" else (False, True)) for s in CHOICE_SWITCHES]))
+# The forced automaton's switches: `strategy` picks the solver (tests/test_perpetual_motion_solver.py), and
+# `direction: any` is free play only.
+FORCED_CHOICES = {"direction": ("leftmost", "rightmost")}
+CHOICE_SWITCHES = [s for s in SWITCHES.values() if s.kind != "int" and s.name != "strategy"]
+COMBOS = list(itertools.product(*[(FORCED_CHOICES.get(s.name, s.choices) if s.kind == "choice" else (False, True))
+                                  for s in CHOICE_SWITCHES]))
 COLUMNS = ("outcome", "rounds", "moves", "cards_left", "cycle_length")
 
 
