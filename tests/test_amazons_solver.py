@@ -141,38 +141,47 @@ def _random_position(rng: random.Random, left: int) -> tuple[list[int], list[lis
 
 
 def test_plain_search_agrees_on_reduced_positions_under_every_combination() -> None:
-    """640 positions with 6..14 cards left (10 per switch combination): the same verdict and the same minimum
-    passes from the plain breadth-first search (exact duplicates only, no win test, no merging)."""
+    """640 positions with 6..10 cards left (10 per switch combination): the same verdict and, when won, the same
+    minimum passes as the plain breadth-first search (exact duplicates only, no win test, no merging).  (For an
+    unsolvable position ``rounds`` is the passes searched, which may differ: the solver merges positions whose
+    foundations differ only in suits no rule reads.)  A position whose plain search would store more than 20,000
+    positions is skipped, so the test stays quick; few are."""
     rng = random.Random(2009)
     verdicts = set()
+    skipped = 0
     for combo in COMBINATIONS:
         rules = _solver(combo)
         for _ in range(10):
-            stock, foundations = _random_position(rng, rng.randint(6, 14))
-            plain, passes = reference.exhaustive_search(stock, foundations, rules)
+            stock, foundations = _random_position(rng, rng.randint(6, 10))
+            plain, passes = reference.exhaustive_search(stock, foundations, rules, max_positions=20_000)
+            if plain == "unknown":
+                skipped += 1
+                continue
             s = solve_position(stock, foundations, rules)
             assert OUTCOMES[s.outcome] == plain, (combo, format_cards(stock), foundations)
-            assert s.rounds == passes, (combo, format_cards(stock), foundations)
+            if plain == "won":
+                assert s.rounds == passes, (combo, format_cards(stock), foundations)
             verdicts.add(plain)
     assert verdicts == {"won", "unsolvable"}  # both verdicts really compared
+    assert skipped <= 32
 
 
 @pytest.mark.slow
 def test_plain_search_agrees_on_full_deals() -> None:
-    """Whole pysolfc deals (the plain search takes seconds each): the first 8 of seed 7 that the solver settles
-    with at most 1,300 positions, so the test stays within seconds."""
+    """Whole pysolfc deals (the plain search takes seconds each): the first 6 of seed 7 that the solver settles
+    with at most 1,000 positions (10 of the first 40 are), so the test stays within seconds."""
     rules = _solver(preset="pysolfc")
     decks = seeded_deals(DECK_AMAZONS, 7, 0, 40)
     done = 0
     for deal in decks:
         s = solve_deal(deal, rules)
-        if s.nodes > 1300:
+        if s.nodes > 1000:
             continue
         assert reference.exhaustive_search([int(c) for c in deal], [[], [], [], []], rules) == (OUTCOMES[s.outcome], s.rounds)
         done += 1
-        if done == 8:
+        if done == 6:
             break
-    assert done == 8
+    assert done == 6
 
 
 # --- known answers ---------------------------------------------------------------------------------------
