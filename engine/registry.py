@@ -32,10 +32,10 @@ _GAME_MODULES: dict[str, str] = {
     "penguin": "engine.penguin",
     "bakers_game": "engine.bakers_game",
     "freecell": "engine.freecell",
-    "eight_day_clock": "engine.games.eight_day_clock",
     "aces_up": "engine.games.aces_up",
     "auld_lang_syne": "engine.games.auld_lang_syne",
     "tam_o_shanter": "engine.games.tam_o_shanter",
+    "eight_day_clock": "engine.games.eight_day_clock",
 }
 
 # Columns every game returns from play_batch, with their dtypes.
