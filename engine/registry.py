@@ -27,11 +27,11 @@ from engine.rules import RuleError, Switch, resolve_rules, switches
 
 # name -> module; the module's GAME attribute is the GameSpec.
 _GAME_MODULES: dict[str, str] = {
-    "perpetual_motion": "engine.perpetual_motion",
-    "amazons": "engine.amazons",
-    "penguin": "engine.penguin",
-    "bakers_game": "engine.bakers_game",
-    "freecell": "engine.freecell",
+    "perpetual_motion": "engine.games.perpetual_motion",
+    "amazons": "engine.games.amazons",
+    "penguin": "engine.games.penguin",
+    "bakers_game": "engine.games.bakers_game",
+    "freecell": "engine.games.freecell",
     "aces_up": "engine.games.aces_up",
     "auld_lang_syne": "engine.games.auld_lang_syne",
     "tam_o_shanter": "engine.games.tam_o_shanter",

@@ -46,14 +46,16 @@ class UnitSummary:
 
 
 def _node_id() -> str:
-    """The Ray node this process runs on, or "" outside Ray (cheap: no import when Ray is not loaded)."""
+    """The Ray node of the task playing this unit, or "" outside a Ray task: the serial backend records no node,
+    even in a process that has Ray initialised (cheap: no import when Ray is not loaded)."""
     import sys
 
     ray = sys.modules.get("ray")
     if ray is None or not ray.is_initialized():
         return ""
     try:
-        return ray.get_runtime_context().get_node_id() or ""
+        context = ray.get_runtime_context()
+        return (context.get_node_id() or "") if context.get_task_id() is not None else ""
     except Exception:  # noqa: BLE001 - the node is a record, never a reason to fail a unit
         return ""
 

@@ -78,7 +78,7 @@ def amazons_section(deals: int, seed: int, presets: list[str], progress: int = 1
     import collections
     import resource
 
-    from engine import amazons
+    from engine.games import amazons
 
     for preset in presets:
         rules = amazons.GAME.rules(preset, {"strategy": "solver"})
@@ -124,7 +124,7 @@ def perpetual_motion_section(deals: int, seed: int, presets: list[str]) -> None:
     import collections
     import resource
 
-    from engine import perpetual_motion as pm
+    from engine.games import perpetual_motion as pm
 
     for preset in presets:
         for direction in ("preset", "any"):
@@ -165,8 +165,8 @@ def perpetual_motion_budget(preset: str, max_nodes: int) -> None:
     upside down (most cards left first), so the search wanders instead of winning."""
     import resource
 
-    from engine import perpetual_motion_solver as solver
-    from engine.perpetual_motion import GAME
+    from engine.games import perpetual_motion_solver as solver
+    from engine.games.perpetual_motion import GAME
 
     rules = GAME.rules(preset, {"strategy": "solver", "max_nodes": max_nodes})
     deal = seeded_deals(DECK_52, 2009, 0, 1)[0]

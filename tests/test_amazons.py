@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.amazons import GAME, AmazonsRules
+from engine.games.amazons import GAME, AmazonsRules
 from engine.cards import DECK_AMAZONS, format_cards, parse_cards
 from engine.deals import seeded_deals
 from engine.outcomes import OUTCOMES

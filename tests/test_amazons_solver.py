@@ -9,7 +9,7 @@ import random
 import numpy as np
 import pytest
 
-from engine.amazons import GAME, solve_deal, solve_position
+from engine.games.amazons import GAME, solve_deal, solve_position
 from engine.cards import DECK_AMAZONS, format_cards, parse_cards
 from engine.deals import seeded_deals
 from engine.outcomes import OUTCOMES, UNKNOWN, UNSOLVABLE, WON

@@ -1,6 +1,6 @@
 """Auld Lang Syne and Tam O'Shanter: kernel against reference, solver against a plain search, and known deals.
 
-* The greedy kernel (engine/games/four_piles.py) equals the readable reference deal by deal on every
+* The greedy kernel (engine/four_piles.py) equals the readable reference deal by deal on every
   combination of the switches, for both games, on seeded deals and on nearly sorted ones (seeded deals are
   almost never won, so nearly sorted deals make sure wins are compared too).
 * The free-play solver agrees on won / unsolvable with a deliberately plain exhaustive search (every legal
@@ -21,8 +21,8 @@ import pytest
 
 from engine.cards import DECK_52, format_cards, parse_cards
 from engine.deals import seeded_deals
-from engine.games import four_piles
-from engine.games.four_piles import FourPilesRules
+from engine import four_piles
+from engine.four_piles import FourPilesRules
 from engine.outcomes import OUTCOMES, SolverError, UNSOLVABLE, WON
 from engine.reference import auld_lang_syne as reference
 from engine.registry import get_game

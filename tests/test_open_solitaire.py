@@ -60,7 +60,7 @@ def _penguin_deal(columns: list[list[str]], to_foundation: list[str]) -> list[in
 @pytest.mark.parametrize("game", GAMES)
 def test_kernel_and_reference_lay_out_deals_alike(game):
     g = get_game(game)
-    mod = __import__(f"engine.{game}", fromlist=["solver_rules"])
+    mod = __import__(f"engine.games.{game}", fromlist=["solver_rules"])
     rules = g.rules()
     srules = mod.solver_rules(rules, osol.BUILD_ALTERNATE) if game == "freecell" else mod.solver_rules(rules)
     rrules = mod.reference_rules(rules, "alternate") if game == "freecell" else mod.reference_rules(rules)
@@ -152,7 +152,7 @@ def test_simple_solvable_fixture(game):
 def test_complex_solvable_fixture_is_replayed_by_the_checker(game, deal):
     res = _solve(game, deal)
     assert res.row["outcome"] == "won"
-    mod = __import__(f"engine.{game}", fromlist=["solver_rules"])
+    mod = __import__(f"engine.games.{game}", fromlist=["solver_rules"])
     rules = get_game(game).rules()
     srules = mod.solver_rules(rules, osol.BUILD_ALTERNATE) if game == "freecell" else mod.solver_rules(rules)
     rrules = mod.reference_rules(rules, "alternate") if game == "freecell" else mod.reference_rules(rules)
@@ -182,7 +182,7 @@ def test_stuck_fixture_is_unsolvable(game):
     res = _solve(game, deal, **over)
     assert res.row["outcome"] == "unsolvable" and res.row["cards_left"] == 52 - (3 if game == "penguin" else 0)
     rules = get_game(game).rules(overrides=over)
-    mod = __import__(f"engine.{game}", fromlist=["reference_rules"])
+    mod = __import__(f"engine.games.{game}", fromlist=["reference_rules"])
     rrules = mod.reference_rules(rules, "alternate") if game == "freecell" else mod.reference_rules(rules)
     assert list(ref.legal_moves(ref.deal_layout(deal, rrules), rrules)) == []
 
@@ -200,7 +200,7 @@ def test_unsolvable_with_one_cell_agrees_with_exhaustive_search(game, deal):
     res = _solve(game, deal, cells=1)
     assert res.row["outcome"] == "unsolvable"
     rules = get_game(game).rules(overrides={"cells": 1})
-    mod = __import__(f"engine.{game}", fromlist=["reference_rules"])
+    mod = __import__(f"engine.games.{game}", fromlist=["reference_rules"])
     rrules = mod.reference_rules(rules, "alternate") if game == "freecell" else mod.reference_rules(rules)
     assert ref.exhaustive_verdict(ref.deal_layout(list(deal), rrules), rrules, 50_000) is False
 
@@ -383,7 +383,7 @@ def test_deal_sources_and_switch_bounds():
 def _rules_pair(game: str, **overrides):
     g = get_game(game)
     rules = g.rules(overrides=overrides)
-    mod = __import__(f"engine.{game}", fromlist=["reference_rules"])
+    mod = __import__(f"engine.games.{game}", fromlist=["reference_rules"])
     rrules = mod.reference_rules(rules, "alternate") if game == "freecell" else mod.reference_rules(rules)
     return g, rules, rrules
 

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import perpetual_motion as pm
+from engine.games import perpetual_motion as pm
 from engine.cards import DECK_52, parse_cards
 from engine.deals import seeded_deals
 from engine.outcomes import OUTCOMES
@@ -232,7 +232,7 @@ def test_read_only_input_compiles_one_signature():
 def test_second_process_loads_kernels_from_cache():
     pm.play_batch(seeded_deals(DECK_52, 1, 0, 2), GAME.rules())  # compiled and cached in this process
     code = (
-        "from engine import perpetual_motion as pm; from engine.deals import seeded_deals; "
+        "from engine.games import perpetual_motion as pm; from engine.deals import seeded_deals; "
         "pm.play_batch(seeded_deals(pm.DECK_52, 1, 0, 2), pm.PerpetualMotionRules()); "
         "print(sum(pm._play_batch.stats.cache_hits.values()), len(pm._play_batch.stats.cache_misses))"
     )

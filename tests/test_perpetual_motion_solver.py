@@ -9,8 +9,8 @@ import random
 import numpy as np
 import pytest
 
-from engine import perpetual_motion as pm
-from engine import perpetual_motion_solver as solver
+from engine.games import perpetual_motion as pm
+from engine.games import perpetual_motion_solver as solver
 from engine.cards import DECK_52, parse_cards
 from engine.deals import seeded_deals
 from engine.outcomes import OUTCOMES, UNKNOWN, UNSOLVABLE, WON

@@ -1,13 +1,13 @@
 """Auld Lang Syne: the four Aces start on the foundations; deal four piles, play top cards up to the King.
 
-The game is configured from the engine it shares with Tam O'Shanter (``engine/games/four_piles.py``: switches,
+The game is configured from the engine it shares with Tam O'Shanter (``engine/four_piles.py``: switches,
 readings, the greedy kernel and the free-play solver); the readable rules are in
 ``engine/reference/auld_lang_syne.py`` (``aces_start`` true).
 """
 
 from __future__ import annotations
 
-from engine.games.four_piles import make_game
+from engine.four_piles import make_game
 
 GAME = make_game(
     name="auld_lang_syne",

@@ -1,13 +1,13 @@
 """Tam O'Shanter: Auld Lang Syne's near twin, where an Ace starts a foundation when it turns up.
 
-The game is configured from the engine it shares with Auld Lang Syne (``engine/games/four_piles.py``: switches,
+The game is configured from the engine it shares with Auld Lang Syne (``engine/four_piles.py``: switches,
 readings, the greedy kernel and the free-play solver); the readable rules are in
 ``engine/reference/auld_lang_syne.py`` (``aces_start`` false).
 """
 
 from __future__ import annotations
 
-from engine.games.four_piles import make_game
+from engine.four_piles import make_game
 
 GAME = make_game(
     name="tam_o_shanter",

@@ -1,6 +1,6 @@
 """Amazons (Dick's Games of Patience, 1898), written to read like the rules.
 
-This is the oracle the compiled kernel in ``engine/amazons.py`` is held to,
+This is the oracle the compiled kernel in ``engine/games/amazons.py`` is held to,
 deal by deal, and the source of ``patience play amazons --trace``.  It favours
 clarity over speed (though it is kept lean enough for the differential test).
 
@@ -37,7 +37,7 @@ The rules, with every disputed point a switch (see ``AmazonsRules``):
   ``capped``).
 
 Free play, ``strategy: solver`` (the reading shared with the solver in
-``engine/amazons.py``):
+``engine/games/amazons.py``):
 
 * The deal, the rows, the active columns and the gather are as above.  After
   each row is dealt (every row of a pass, including its last, possibly partial,

@@ -1,6 +1,6 @@
 """Auld Lang Syne and Tam O'Shanter, written to read like the rules.
 
-This is the oracle the compiled code in ``engine/games/four_piles.py`` is held
+This is the oracle the compiled code in ``engine/four_piles.py`` is held
 to (the greedy kernel deal by deal; every solver win is replayed here from its
 solution text) and the source of ``patience play auld_lang_syne --trace``.  One
 module serves both games: ``aces_start`` is true for Auld Lang Syne, false for
@@ -37,7 +37,7 @@ Strategies:
   stop when no top card can be played.
 * ``solver`` (free play): each play is optional, and when several
   foundations take a card the player chooses among them.  The search lives in
-  ``engine/games/four_piles.py``; its wins are written as solution text and
+  ``engine/four_piles.py``; its wins are written as solution text and
   replayed here move by move by :func:`check_solution`.
 
 Readings where the sources leave room (the same here and in the kernel):

@@ -289,7 +289,7 @@ def trace_lines(result: Outcome) -> list[str]:
 # =====================================================================================
 #
 # FREE_PLAY_RULES below is the reading of issue 10 that this module, the solver in
-# engine/perpetual_motion_solver.py and the notation share (the solver's docstring
+# engine/games/perpetual_motion_solver.py and the notation share (the solver's docstring
 # repeats it word for word).
 
 FREE_PLAY_RULES = """\

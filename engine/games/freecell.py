@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.bakers_game import BakersGameRules, reference_rules, solver_rules
+from engine.games.bakers_game import BakersGameRules, reference_rules, solver_rules
 from engine.cards import DECK_52
 from engine.open_solitaire import BUILD_ALTERNATE, SOLVER_COLUMNS, check_solution_with, play_batch_with, play_one_with
 from engine.outcomes import OUTCOMES, UNKNOWN, UNSOLVABLE, WON

@@ -47,7 +47,7 @@ from engine.deals import batch_of_deals, mix
 from engine.outcomes import CAPPED, CYCLE, OUTCOMES, UNKNOWN, UNSOLVABLE, WON, SolverError
 from engine.reference import perpetual_motion as reference
 from engine.reference.events import play_one_by
-from engine import perpetual_motion_solver as solver
+from engine.games import perpetual_motion_solver as solver
 from engine.registry import Column, GameSpec, PlayResult, new_columns
 from engine.rules import RuleError, switch
 
