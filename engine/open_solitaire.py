@@ -92,6 +92,7 @@ import numba as nb
 import numpy as np
 
 from engine.deals import batch_of_deals, read_only_uint8
+from engine.heap import heap_pop, heap_push
 from engine.outcomes import OUTCOMES, UNKNOWN, UNSOLVABLE, WON, SolverError
 from engine.reference import open_solitaire as ref
 from engine.registry import Column, PlayResult, new_columns
@@ -492,42 +493,6 @@ def _apply_code(st, code, params):
     return True
 
 
-@nb.njit(cache=True)
-def _heap_push(heap, size, key):
-    i = size
-    heap[i] = key
-    while i > 0:
-        par = (i - 1) >> 1
-        if heap[par] <= heap[i]:
-            break
-        t = heap[par]
-        heap[par] = heap[i]
-        heap[i] = t
-        i = par
-    return size + 1
-
-
-@nb.njit(cache=True)
-def _heap_pop(heap, size):
-    top = heap[0]
-    size -= 1
-    heap[0] = heap[size]
-    i = 0
-    while True:
-        a = 2 * i + 1
-        if a >= size:
-            break
-        b = a + 1
-        c = a if (b >= size or heap[a] <= heap[b]) else b
-        if heap[i] <= heap[c]:
-            break
-        t = heap[c]
-        heap[c] = heap[i]
-        heap[i] = t
-        i = c
-    return top, size
-
-
 @nb.njit(cache=True, inline="always")
 def _find(w, recs, table, tgen, gen):
     """Probe for position w: (its slot, or the empty slot where it would go; its record index or -1)."""
@@ -592,9 +557,9 @@ def _solve(st0, rel, params, recs, parent, mcode, heap, table, tgen, gen):
         parent[0] = -1
         mcode[0] = -1
         nrec = 1
-        hsize = _heap_push(heap, 0, (np.int64(_heuristic(st0, rel, params)) << 32) | (0xFFFFFFFF - 0))
+        hsize = heap_push(heap, 0, (np.int64(_heuristic(st0, rel, params)) << 32) | (0xFFFFFFFF - 0))
         while hsize > 0 and outcome == UNSOLVABLE:
-            key, hsize = _heap_pop(heap, hsize)
+            key, hsize = heap_pop(heap, hsize)
             idx = 0xFFFFFFFF - (key & 0xFFFFFFFF)
             _decode(recs[idx].view(np.uint8), params, cur)
             nodes += 1
@@ -647,7 +612,7 @@ def _solve(st0, rel, params, recs, parent, mcode, heap, table, tgen, gen):
                 if inserted:
                     parent[nrec] = idx
                     mcode[nrec] = code
-                    hsize = _heap_push(heap, hsize, (np.int64(_heuristic(child, rel, params)) << 32) | (0xFFFFFFFF - nrec))
+                    hsize = heap_push(heap, hsize, (np.int64(_heuristic(child, rel, params)) << 32) | (0xFFFFFFFF - nrec))
                     nrec += 1
     sol = np.zeros(0, dtype=np.int64)
     if outcome == WON:

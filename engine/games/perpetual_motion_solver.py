@@ -114,6 +114,7 @@ import numba as nb
 import numpy as np
 
 from engine import position_table as ptab
+from engine.heap import heap_pop, heap_push
 from engine.outcomes import UNKNOWN, UNSOLVABLE, WON
 
 KEY_WORDS = 4  # a stock: 64 nibbles (rank + 1), zero past its end
@@ -447,42 +448,6 @@ def _expand(stock, n, params, bp, bh, bm, bnm, bl, cp, ch, cm, cnm, cl, ckey, lp
 
 
 @nb.njit(cache=True)
-def _heap_push(heap, size, key):
-    i = size
-    heap[i] = key
-    while i > 0:
-        par = (i - 1) >> 1
-        if heap[par] <= heap[i]:
-            break
-        t = heap[par]
-        heap[par] = heap[i]
-        heap[i] = t
-        i = par
-    return size + 1
-
-
-@nb.njit(cache=True)
-def _heap_pop(heap, size):
-    top = heap[0]
-    size -= 1
-    heap[0] = heap[size]
-    i = 0
-    while True:
-        a = 2 * i + 1
-        if a >= size:
-            break
-        b = a + 1
-        c = a if (b >= size or heap[a] <= heap[b]) else b
-        if heap[i] <= heap[c]:
-            break
-        t = heap[c]
-        heap[c] = heap[i]
-        heap[i] = t
-        i = c
-    return top, size
-
-
-@nb.njit(cache=True)
 def _grow_i64(a, n):
     b = np.zeros(max(2 * a.shape[0], n), a.dtype)
     b[: a.shape[0]] = a
@@ -521,7 +486,7 @@ def _search(stock0, n0, params, breadth_first, max_expand,
     moff[0] = 0
     mlen[0] = 0
     narena = 0
-    hsize = _heap_push(heap, 0, np.int64(0))
+    hsize = heap_push(heap, 0, np.int64(0))
     best_left = n0
     nodes = 0
     truncated_at = np.int64(1) << 40  # the least depth of a truncated expansion
@@ -529,7 +494,7 @@ def _search(stock0, n0, params, breadth_first, max_expand,
     out_of_budget = False
     proven = np.int64(1) << 40
     while hsize > 0:
-        top, hsize = _heap_pop(heap, hsize)
+        top, hsize = heap_pop(heap, hsize)
         idx = top & 0xFFFFFFFF
         d = depth[idx]
         if d >= max_pass:
@@ -589,7 +554,7 @@ def _search(stock0, n0, params, breadth_first, max_expand,
             else:
                 left, runs = _stock_guide(succ[s], m, params)
                 prio = params[P_W_LEFT] * left - params[P_W_RUN] * runs + params[P_W_DEPTH] * (d + 1) + (1 << 20)
-            hsize = _heap_push(heap, hsize, (np.int64(prio) << 32) | nrec)
+            hsize = heap_push(heap, hsize, (np.int64(prio) << 32) | nrec)
             nrec += 1
         if out_of_budget:
             break
