@@ -42,6 +42,9 @@ def _moves_in(text: str) -> int:
 
 
 def test_free_play_rules_are_written_the_same_in_reference_and_solver():
+    # the text is cut out of the reference's docstring: it must span the rules and the notation
+    assert ref.FREE_PLAY_RULES.startswith("Free play (strategy: solver).")
+    assert "Solution notation." in ref.FREE_PLAY_RULES and ref.FREE_PLAY_RULES.endswith("after that.\n")
     assert ref.FREE_PLAY_RULES in solver.__doc__
     assert ref.FREE_PLAY_RULES in ref.__doc__
 

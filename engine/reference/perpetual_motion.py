@@ -288,42 +288,13 @@ def trace_lines(result: Outcome) -> list[str]:
 # Free play (``strategy: solver``)
 # =====================================================================================
 #
-# FREE_PLAY_RULES below is the reading of issue 10 that this module, the solver in
-# engine/games/perpetual_motion_solver.py and the notation share (the solver's docstring
-# repeats it word for word).
+# FREE_PLAY_RULES is the reading of issue 10 that this module, the solver in
+# engine/games/perpetual_motion_solver.py and the notation share: the part of this module's
+# docstring from "Free play" to the notation's end, so it is written once here (the solver's
+# docstring repeats it word for word, and a test holds the two equal).
 
-FREE_PLAY_RULES = """\
-Free play (strategy: solver).  A pass deals the stock four cards at a time, in
-deal_direction order, as under forced play.  After each deal of four:
-  1. if the four cards just dealt share a rank they are discarded (both discard
-     values); otherwise, with discard: pile_four, every pile whose top four cards
-     share a rank loses them;
-  2. the player may make any sequence of legal moves, each optional (none at all
-     is allowed), also right after a discard of the four dealt cards.  A move
-     takes the top card of a pile (with move_unit: run, the whole run of equal
-     rank on top) onto another, non-empty pile whose top card has the same rank
-     and that lies on the side direction names: leftmost, any pile to its left;
-     rightmost, any pile to its right; any, any other pile.  With discard:
-     pile_four, the target pile then loses its top four cards if they share a
-     rank.
-The game is won the moment every card has been discarded.  When the stock is
-empty the piles are gathered in gather order into the new stock, as under forced
-play.  cascade describes the forced automaton and has no effect here.  There is
-no cycle rule: a player may play on after a stock repeats; the search treats a
-repeated stock as a position already seen.  The solution's passes are counted in
-rounds (the winning pass included) and its moves in moves.
-
-Solution notation.  Passes are separated by " / ".  A pass is the list of its
-rounds (deals of four), in order, separated by ","; a round is the moves made
-after that deal, each written as two digits, source pile then target pile
-(piles 1..4 from the left), with no separator: "21" moves pile 2's top card (or
-run) onto pile 1, "3141" moves pile 3's then pile 4's onto pile 1.  Trailing
-rounds without moves are left out, and a pass with no move at all is written
-"-".  Example: "- / 21,,43 / ,3141": no move in pass 1; in pass 2, pile 2 onto
-pile 1 after the first deal and pile 4 onto pile 3 after the third; in pass 3,
-piles 3 and 4 onto pile 1 after the second deal.  The solution ends with the
-pass in which the last cards are discarded, and lists no move after that.
-"""
+_DOC = __doc__ or ""  # empty under python -OO, which drops docstrings
+FREE_PLAY_RULES = _DOC[_DOC.find("Free play (strategy: solver)."):_DOC.find("\n\nThe free-play functions") + 1]
 
 
 def free_targets(rules: Any, p: int) -> list[int]:
