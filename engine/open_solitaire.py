@@ -64,6 +64,47 @@ Sound pruning, and why.
    won position is reachable in the searched graph, and an exhaustive search of
    that graph finds it.  tests/test_open_solitaire.py checks all of this
    against a plain-Python exhaustive search with no pruning at all.
+3b. Safe moves under worrying back (King Albert's family: alternating colours,
+   foundations from the Ace, no cells but a reserve that cards only leave, one
+   card at a time or any run; foundation top cards may go back to the tableau).
+   Point 3's proof fails here: a card built on c may come back off its
+   foundation, and the card below c on its foundation may be played back
+   while c is still out.  Both are ruled out by a lemma first.
+   Lemma.  Let m be the lowest foundation height of a winnable position Q and
+   V the cards of rank <= m + 1 (ranks counted 1..13) that are on the
+   foundations in Q.  Some winning line from Q, no longer than the shortest,
+   never takes a card of V off the foundations.  Proof: take a winning line
+   T0 = Q, ..., Tk and let Ti' be Ti with every V card that is out (played
+   back) returned to its foundation.  Every card of rank <= m is in V, so a
+   card put on a V card (rank one lower, <= m) is a V card, and so is every
+   card of a run put there: in each column of Ti the V cards form the top,
+   and Ti' is a position (each suit's lifted cards continue its foundation).
+   Replay the line: a move of V cards only is skipped (Ti+1' = Ti'); any other
+   move has a non-V head x and is made with the V cards above x left out.
+   It is legal in Ti': x is exposed as in Ti; its target is a non-V card (a
+   card on which x builds has rank <= m + 1 only if x has rank <= m, i.e. x
+   in V) or an empty column, and Ti' has every empty column of Ti; a run less
+   its top cards is still a run; to its foundation x goes on the same height
+   (the lifted cards of x's suit are all below x: x not in V means rank
+   >= m + 2, or rank m + 1 with x itself the suit's rank-(m + 1) card); played
+   back, x is still its foundation's top for the same reason.  Tk' = Tk is won.
+   Claim.  Let c, of rank r, be exposed (a column's top or in the reserve) and
+   next for its foundation.  If both foundations of the other colour hold at
+   least r - 1 cards and the other foundation of c's colour at least r - 2,
+   then S' = S with c moved up is winnable when S is, by a line no longer.
+   Proof: here m >= r - 2, so c's suit's card of rank r - 1 and the two cards
+   of the other colour of rank r - 1 are in V; take the lemma's winning line:
+   those three cards never leave the foundations.  So nothing is ever built
+   on c (only those two cards build on it), and while c is out its
+   foundation stands at exactly r - 1.  Now point 3's simulation applies word
+   for word (a move of c alone, including playing it back, is skipped; a run
+   ending in c moves without c; nothing else changes, and S' has every empty
+   column of S).  The condition only gets easier as foundations grow, so
+   closures stay unique; a foundation card that the closure would send back
+   up at once is never played back (the move leads to the same position).
+   Solvitaire (Blake and Gent) moves more cards up under worrying back (other
+   colour within 2 ranks, same colour within 3) without a proof in its
+   source; we keep to the rule proved here.
 4. A whole column is never moved into an empty column (same position again).
 
 Cards use relative ranks: rel = (rank - base) mod 13, where base is the beak's
@@ -124,6 +165,12 @@ HEURISTIC_WEIGHTS = np.array([3, 1, 1, 1, 2], dtype=np.int64)
 
 _INF_CAP = 1 << 30
 
+# King Albert's family (engine/games/king_albert.py): slots after the heuristic weights, 0 for the other games.
+P_RESERVE = P_W + len(HEURISTIC_WEIGHTS)  # 1: the cells are a reserve: cards leave it, none ever enters it
+P_WORRY = P_RESERVE + 1  # 1: worrying back: a foundation's top card may go back onto the tableau
+P_SINGLE = P_RESERVE + 2  # 1: one card at a time (no runs move as a unit)
+WORRY_MOVE = 1 << 30  # a generated foundation-to-tableau move: WORRY_MOVE | suit | column << 8
+
 
 @nb.njit(cache=True, inline="always")
 def _red(card):
@@ -183,6 +230,8 @@ def _safe(c, in_cell, alone, st, rel, params):
     """May exposed card c go to its foundation without loss (module docstring, point 3)?"""
     if not _ready(c, st, rel):
         return False
+    if params[P_WORRY] != 0:
+        return _safe_worrying_back(c, st, rel)
     r = rel[c]
     if params[P_BUILD] == BUILD_SUIT:
         if r > 0 or params[P_WRAP] == 0:
@@ -193,6 +242,88 @@ def _safe(c, in_cell, alone, st, rel, params):
     if s == 0 or s == 3:
         return st[O_FND + 1] >= r and st[O_FND + 2] >= r
     return st[O_FND + 0] >= r and st[O_FND + 3] >= r
+
+
+# --- worrying back (King Albert's family): foundation cards played back to the tableau ----------------
+
+
+@nb.njit(cache=True, inline="always")
+def _safe_worrying_back(c, st, rel):
+    """Point 3b of the module docstring: under worrying back (alternating colours, foundations from the
+    Ace) a card of relative rank r goes up safely when both foundations of the other colour hold at
+    least r cards and the other foundation of its colour at least r - 1 (c is ready: its own holds r)."""
+    r = np.int64(rel[c])
+    s = c // 13
+    if s == 0 or s == 3:  # black: clubs, spades
+        return st[O_FND + 1] >= r and st[O_FND + 2] >= r and st[O_FND + 3 - s] >= r - 1
+    return st[O_FND + 0] >= r and st[O_FND + 3] >= r and st[O_FND + 3 - s] >= r - 1
+
+
+@nb.njit(cache=True)
+def _gen_worry_moves(st, rel, params, mv, nm):
+    """Append every foundation-to-tableau move: WORRY_MOVE | suit | column << 8 (into the first empty column
+    when empty columns take the card).  A card the closure would send straight back up is not played back:
+    the move would lead to the position it starts from."""
+    ncols = params[P_NCOLS]
+    first_empty = -1
+    for i in range(ncols):
+        if st[O_LEN + i] == 0:
+            first_empty = i
+            break
+    for s in range(4):
+        h = np.int64(st[O_FND + s])
+        if h == 0:
+            continue
+        c = s * 13 + h - 1  # foundations from the Ace: the top card's rank is h - 1
+        st[O_FND + s] = h - 1
+        back_up = _safe(c, False, False, st, rel, params)
+        st[O_FND + s] = h
+        if back_up:
+            continue
+        for k in range(ncols):
+            n = st[O_LEN + k]
+            if n > 0 and _accepts(c, st[k * WIDTH + n - 1], rel, params):
+                mv[nm] = WORRY_MOVE | s | (k << 8)
+                nm += 1
+        if first_empty >= 0 and _empty_takes(c, rel, params):
+            mv[nm] = WORRY_MOVE | s | (first_empty << 8)
+            nm += 1
+    return nm
+
+
+@nb.njit(cache=True)
+def _apply_worry(st, m):
+    """Play the top card of foundation (m & 15) onto column (m >> 8) & 255; return its card code."""
+    s = m & 15
+    k = (m >> 8) & 255
+    h = np.int64(st[O_FND + s])
+    c = s * 13 + h - 1
+    st[O_FND + s] = h - 1
+    d = st[O_LEN + k]
+    target = TO_EMPTY if d == 0 else np.int64(st[k * WIDTH + d - 1])
+    st[k * WIDTH + d] = c
+    st[O_LEN + k] = d + 1
+    return np.int64(c) * 64 + target
+
+
+@nb.njit(cache=True)
+def _apply_worry_code(st, code, params):
+    """_apply_code for a head found neither in a cell nor in a column: the top card of its foundation."""
+    head = code // 64
+    target = code % 64
+    s = head // 13
+    if st[O_FND + s] != head % 13 + 1:
+        return False
+    dst = -1
+    for i in range(params[P_NCOLS]):
+        n = st[O_LEN + i]
+        if (target == TO_EMPTY and n == 0) or (target < 52 and n > 0 and st[i * WIDTH + n - 1] == target):
+            dst = i
+            break
+    if dst < 0:
+        return False
+    _apply_worry(st, WORRY_MOVE | s | (dst << 8))
+    return True
 
 
 @nb.njit(cache=True)
@@ -360,6 +491,8 @@ def _gen_moves(st, rel, params, mv):
     for j in range(ncells):
         if st[O_CELL + j] == NOCARD:
             free += 1
+    if params[P_RESERVE] != 0:
+        free = 0  # a reserve is never entered: no move to a cell
     empties = 0
     first_empty = -1
     for i in range(ncols):
@@ -369,6 +502,9 @@ def _gen_moves(st, rel, params, mv):
                 first_empty = i
     cap_full = _INF_CAP if unlimited else (free + 1) << empties
     cap_empty = _INF_CAP if unlimited else ((free + 1) << (empties - 1) if empties > 0 else 0)
+    if params[P_SINGLE] != 0:
+        cap_full = 1
+        cap_empty = 1
     nm = 0
     for i in range(ncols):
         n = st[O_LEN + i]
@@ -410,12 +546,16 @@ def _gen_moves(st, rel, params, mv):
         if first_empty >= 0 and _empty_takes(c, rel, params):
             mv[nm] = (8 + j) | (first_empty << 10)
             nm += 1
+    if params[P_WORRY] != 0:
+        nm = _gen_worry_moves(st, rel, params, mv, nm)
     return nm
 
 
 @nb.njit(cache=True)
 def _apply(st, m, params):
     """Apply a generated move; return its card code (head * 64 + target)."""
+    if m & WORRY_MOVE:
+        return _apply_worry(st, m)
     src = m & 15
     pos = (m >> 4) & 63
     dst = m >> 10
@@ -467,6 +607,8 @@ def _apply_code(st, code, params):
                 if st[i * WIDTH + p] == head:
                     src = i
                     pos = p
+    if src < 0 and params[P_WORRY] != 0:
+        return _apply_worry_code(st, code, params)
     if src < 0:
         return False
     if target == TO_FOUNDATION:
@@ -692,6 +834,10 @@ class SolverRules:
     unlimited: bool
     empty: int
     max_nodes: int
+    # King Albert's family: the cells are a reserve (never entered), worrying back, one card at a time
+    reserve: bool = False
+    worrying_back: bool = False
+    single_card: bool = False
 
     @property
     def ncols(self) -> int:
@@ -699,7 +845,8 @@ class SolverRules:
 
     def params(self) -> np.ndarray:
         rules = [self.ncols, self.cells, self.build, int(self.wrap), int(self.unlimited), self.empty, self.max_nodes]
-        return np.concatenate([np.array(rules, dtype=np.int64), HEURISTIC_WEIGHTS])
+        king_albert = [int(self.reserve), int(self.worrying_back), int(self.single_card)]  # P_RESERVE..P_SINGLE
+        return np.concatenate([np.array(rules, dtype=np.int64), HEURISTIC_WEIGHTS, np.array(king_albert, dtype=np.int64)])
 
 
 class Workspace:
