@@ -227,3 +227,15 @@ def test_bad_input_from_the_loader_is_one_line(tmp_path):
         with pytest.raises(BadInput) as info:
             load_study(write_study(tmp_path / "x.yaml", text))
         assert "\n" not in str(info.value) and "allowed" in str(info.value)
+
+
+def test_integer_switch_with_listed_values():
+    """An integer switch that allows only some values says exactly which, and refuses the ones between."""
+    from engine.rules import RuleError, switches
+
+    piles = switches(registry.get_game("auld_lang_syne").rules_type)["piles"]
+    assert piles.allowed() == "4, 6"
+    assert piles.coerce("6") == 6 and piles.coerce(4) == 4
+    for bad in (5, "5", 3, 7, True):
+        with pytest.raises(RuleError, match=r"switch 'piles': value .* is not allowed; allowed: 4, 6"):
+            piles.coerce(bad)
