@@ -239,3 +239,23 @@ def test_integer_switch_with_listed_values():
     for bad in (5, "5", 3, 7, True):
         with pytest.raises(RuleError, match=r"switch 'piles': value .* is not allowed; allowed: 4, 6"):
             piles.coerce(bad)
+
+
+def test_unreachable_ray_address_exit_2_at_once(tmp_path, capsys, monkeypatch):
+    """A Ray address where nothing listens is refused in seconds (ray.init alone retries for minutes)."""
+    import socket
+    import time
+
+    with socket.socket() as s:  # a port that was free a moment ago: nothing listens there now
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.chdir(tmp_path)
+    study = write_study(tmp_path / "s.yaml", _yaml())
+    for address, expected in ((f"127.0.0.1:{port}", f"nothing answers at 127.0.0.1:{port}"),
+                              ("nonsense", "'nonsense' is not an address")):
+        t0 = time.perf_counter()
+        code, _, err = cli(["run", study, "--address", address, "--out", tmp_path / "out"], capsys)
+        assert code == 2 and len(err.strip().splitlines()) == 1, err
+        assert "option --address" in err and expected in err and "allowed" in err, err
+        assert time.perf_counter() - t0 < 30
+        assert not (tmp_path / "out").exists()  # nothing written
