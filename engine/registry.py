@@ -36,6 +36,7 @@ _GAME_MODULES: dict[str, str] = {
     "auld_lang_syne": "engine.games.auld_lang_syne",
     "tam_o_shanter": "engine.games.tam_o_shanter",
     "eight_day_clock": "engine.games.eight_day_clock",
+    "king_albert": "engine.games.king_albert",
 }
 
 # Columns every game returns from play_batch, with their dtypes.

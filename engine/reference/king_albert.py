@@ -181,6 +181,14 @@ def is_run(cards: Sequence[int]) -> bool:
     return all(builds_on(cards[k + 1], cards[k]) for k in range(len(cards) - 1))
 
 
+def top_run_length(column: Sequence[int]) -> int:
+    """How many cards at the top of a column form a run (0 for an empty column)."""
+    n = 1 if column else 0
+    while n < len(column) and builds_on(column[-n], column[-n - 1]):
+        n += 1
+    return n
+
+
 def moved_cards(layout: Layout, move: Move) -> list[int] | str:
     """The cards a move takes, deepest first, or why it cannot take them."""
     if move.count < 1:
@@ -280,12 +288,16 @@ def check_solution(deal: Sequence[int], rules: Rules, moves: Sequence[Move]) -> 
 
 
 def legal_moves(layout: Layout, rules: Rules) -> Iterator[Move]:
-    """Every legal move (every run length, every target), no pruning."""
-    sources = [("column", i, n) for i, col in enumerate(layout.columns) for n in range(1, len(col) + 1)]
+    """Every legal move (every run length, every target), no pruning.  Only counts up to the run at the top
+    of a column are tried: a longer count is never a run, so no legal move is left out."""
+    sources = [("column", i, n) for i, col in enumerate(layout.columns) for n in range(1, top_run_length(col) + 1)]
     sources += [("reserve", j, 1) for j, c in enumerate(layout.reserve) if c is not None]
     sources += [("foundation", s, 1) for s in range(4) if layout.foundations[s] > 0]
-    targets = [("foundation", -1)] + [("column", i) for i in range(len(layout.columns))]
     for src, si, n in sources:
+        head = moved_cards(layout, Move(src, si, n, "foundation"))[0]
+        # the targets worth asking about: the foundation, columns whose top card takes the head, empty columns
+        targets = [("foundation", -1)] + [("column", i) for i, col in enumerate(layout.columns)
+                                          if not col or builds_on(head, col[-1])]
         for tgt, ti in targets:
             move = Move(src, si, n, tgt, ti)
             if illegal_reason(layout, move, rules) is None:
