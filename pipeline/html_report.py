@@ -30,6 +30,7 @@ import polars as pl
 
 from pipeline.distributions import Distribution, accuracy_note, column_distributions
 from pipeline.paired import ComparisonSet, compare_run, display_rows, method_notes
+from pipeline.precision import pct, row_decimals
 from pipeline.sample_sizes import halving_line
 from pipeline.report import Report, scan_deals, shows_rounds, verdict_text
 from pipeline.store import read_manifest
@@ -116,11 +117,14 @@ def chart_win_rates(report: Report, numbers: dict[str, int] | None = None) -> st
             ax.errorbar([r for _, r, _ in refs], [y - 0.18 for y, _, _ in refs],
                         xerr=[[h for _, _, h in refs], [h for _, _, h in refs]], fmt="D", color=PUBLISHED, ms=5,
                         capsize=4, lw=1.2, label="published (± its 95% half-width)")
+        decimals = {y: row_decimals(r) for y, r in zip(ys, rows)}  # the table's digits (pipeline.precision)
         for y, a, b, c in zip(ys, rate, lo, hi):
-            ax.annotate(f"{a:.2f}%  [{b:.2f}, {c:.2f}]", (c, y + 0.12), xytext=(6, 0),
+            d = decimals[y]
+            ax.annotate(f"{a:.{d}f}%  [{b:.{d}f}, {c:.{d}f}]", (c, y + 0.12), xytext=(6, 0),
                         textcoords="offset points", va="center", fontsize=8.5, color=OURS)
         for y, ref, half in refs:
-            ax.annotate(f"{ref:.2f}%" + (f" ± {half:.2f}" if half else "") + " published",
+            d = decimals[y]
+            ax.annotate(f"{ref:.{d}f}%" + (f" ± {half:.{d}f}" if half else "") + " published",
                         (ref + half, y - 0.18), xytext=(6, 0), textcoords="offset points", va="center",
                         fontsize=8.5, color=PUBLISHED)
         ax.set_yticks(ys, chart_labels([r["variant"] for r in rows], numbers))
@@ -383,8 +387,8 @@ def _rules_section(manifest: dict[str, Any], baseline: str | None) -> str:
             f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>")
 
 
-def _pct(x: float | None) -> str:
-    return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.2f}%"
+def _pct(x: float | None, decimals: int = 2) -> str:
+    return pct(x, decimals)
 
 
 def _report_table(report: Report) -> str:
@@ -393,15 +397,17 @@ def _report_table(report: Report) -> str:
               *(["rounds (won): mean", "median", "p90"] if rounds else []), "published", "verdict"]
     rows = []
     for r in report.rows.iter_rows(named=True):
+        d = row_decimals(r)  # as many decimals as the narrower of our interval and the published one needs
         pub = ""
         if r["ref_win_rate"] is not None:
-            pub = _pct(r["ref_win_rate"]) + (f" ± {_pct(r['ref_ci95'])}" if r["ref_ci95"] is not None else "")
+            pub = _pct(r["ref_win_rate"], d) + (f" ± {_pct(r['ref_ci95'], d)}"
+                                                if r["ref_ci95"] is not None else "")
             if r["ref_mean_rounds_won"] is not None:
                 pub += f"; {r['ref_mean_rounds_won']:g} rounds (won)"
         num = lambda x: "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:,.1f}"  # noqa: E731
         rows.append([
-            r["variant"], f"{r['deals']:,}", f"{r['wins']:,}", _pct(r["win_rate"]),
-            f"{_pct(r['ci95_low'])} .. {_pct(r['ci95_high'])}", *[f"{r[f'n_{o}']:,}" for o in report.outcomes],
+            r["variant"], f"{r['deals']:,}", f"{r['wins']:,}", _pct(r["win_rate"], d),
+            f"{_pct(r['ci95_low'], d)} .. {_pct(r['ci95_high'], d)}", *[f"{r[f'n_{o}']:,}" for o in report.outcomes],
             *([num(r["rounds_won_mean"]), num(r["rounds_won_median"]), num(r["rounds_won_p90"])] if rounds else []), pub,
             verdict_text(r["verdict"], r["z"]),
         ])

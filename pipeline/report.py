@@ -26,6 +26,7 @@ from engine.outcomes import OUTCOMES
 from engine.registry import game_names, get_game
 from pipeline.errors import BadInput
 from pipeline.intervals import Z95, wilson
+from pipeline.precision import row_decimals
 from pipeline.storage import open_run
 from pipeline.store import read_manifest
 
@@ -246,8 +247,10 @@ def _display_rows(report: Report) -> tuple[list[str], list[list[str]]]:
         header += ["published", "verdict"]
     out = []
     for r in report.rows.iter_rows(named=True):
+        d = row_decimals(r)  # as many decimals as the narrower of our interval and the published one needs
         line = [
-            r["variant"], f"{r['deals']:,}", _pct(r["win_rate"]), f"{_pct(r['ci95_low'])}..{_pct(r['ci95_high'])}",
+            r["variant"], f"{r['deals']:,}", _pct(r["win_rate"], d),
+            f"{_pct(r['ci95_low'], d)}..{_pct(r['ci95_high'], d)}",
             *[f"{r[f'n_{o}']:,}" for o in report.outcomes],
         ]
         if rounds:
@@ -255,7 +258,8 @@ def _display_rows(report: Report) -> tuple[list[str], list[list[str]]]:
         if has_ref:
             pub = ""
             if r["ref_win_rate"] is not None:
-                pub = _pct(r["ref_win_rate"]) + (f" ± {_pct(r['ref_ci95'])}" if r["ref_ci95"] is not None else "")
+                pub = _pct(r["ref_win_rate"], d) + (f" ± {_pct(r['ref_ci95'], d)}"
+                                                    if r["ref_ci95"] is not None else "")
             if r["ref_mean_rounds_won"] is not None:
                 pub += f"; {r['ref_mean_rounds_won']:g} rounds (won)"
             if r["ref_mean_rounds"] is not None:
