@@ -201,6 +201,7 @@ def make_paired_run(folder: Path, rows: int, variants: int = 2, part_rows: int =
     per_variant = rows // variants
     strings = pa.array(OUTCOMES)
     cycle, won_code = OUTCOMES.index("cycle"), OUTCOMES.index("won")
+    source = {"kind": "seeded", "seed": 14, "deals": per_variant}
     for name in names:
         (folder / ("variant=" + quote(name, safe=""))).mkdir(parents=True)
     for first in range(0, per_variant, part_rows):
@@ -227,12 +228,22 @@ def make_paired_run(folder: Path, rows: int, variants: int = 2, part_rows: int =
                 "rounds_optimal": np.zeros(count, dtype=bool),
                 "solution": solution,
             })
+            # the footer metadata ``patience run`` writes (pipeline.unit.run_unit): readers rely on it
+            table = table.replace_schema_metadata({
+                "patience.study": "synthetic-paired", "patience.game": "perpetual_motion",
+                "patience.deal_source": json.dumps(source), "patience.variant": name,
+                "patience.unit": f"{name}/part-{first}-{first + count - 1}",
+                "patience.summary": json.dumps({"key": f"{name}/part-{first}-{first + count - 1}", "variant": name,
+                                                "count": count, "wins": int(won.sum()),
+                                                "outcomes": {"won": int(won.sum()), "cycle": int(count - won.sum())}}),
+            })
             pq.write_table(table, folder / ("variant=" + quote(name, safe="")) /
                            f"part-{first}-{first + count - 1}.parquet", compression="zstd")
     manifest = {"study": "synthetic-paired", "game": "perpetual_motion", "status": "complete",
                 "outcomes": ["won", "cycle", "capped"],
-                "deal_source": {"kind": "seeded", "seed": 14, "deals": per_variant}, "seed": 14,
-                "config": {"variants": {n: {"rules": {}} for n in names}, "reference": {}, "batch_size": part_rows},
+                "deal_source": source, "seed": 14,
+                "config": {"variants": {n: {"rules": {}} for n in names}, "reference": {}, "batch_size": part_rows,
+                           "deal_source": source},
                 "units": []}
     (folder / "run.json").write_text(json.dumps(manifest))
 

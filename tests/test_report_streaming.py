@@ -8,6 +8,7 @@ The reference implementations below are the code these paths replaced (whole col
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from urllib.parse import quote
 
@@ -143,9 +144,9 @@ def test_each_part_is_read_once_however_many_variants(run_with_unknowns, monkeyp
     reads: list[Path] = []
     real = parts_module._states_of_part
 
-    def counting(path):
-        reads.append(path)
-        return real(path)
+    def counting(path, *args, **kwargs):
+        reads.append(Path(path))
+        return real(path, *args, **kwargs)
 
     monkeypatch.setattr(parts_module, "_states_of_part", counting)
     compare_run(run_with_unknowns, baseline="base")
@@ -262,3 +263,107 @@ def test_html_report_states_how_exact_each_distribution_is(run_with_unknowns):
         assert f'id="chart-{column}"' in page
     assert "seconds: every percentile exact" in page
     assert "1a 2b 3c" not in page  # the solution column is never shown (nor read)
+
+
+# --- parts patience run wrote: footers stand in for reads ------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def real_run(tmp_path_factory) -> Path:
+    """configs/quickstart.yaml (three Perpetual Motion presets) on 900 deals in units of 200, serial."""
+    from pipeline.config import load_study
+    from pipeline.runner import run_study
+    from pipeline_util import ROOT
+
+    out = tmp_path_factory.mktemp("real") / "quick"
+    run_study(load_study(ROOT / "configs" / "quickstart.yaml", deals=900, batch_size=200), out, backend="serial")
+    return out
+
+
+def test_parts_patience_run_wrote_are_paired_without_reading_deal(real_run, monkeypatch):
+    firsts = []
+    real = parts_module._states_of_part
+
+    def recording(path, filesystem=None, first=None):
+        firsts.append(first)
+        return real(path, filesystem, first)
+
+    monkeypatch.setattr(parts_module, "_states_of_part", recording)
+    old = old_states(real_run)
+    cs = compare_run(real_run, baseline="clarke")
+    for c in cs.comparisons:
+        expected = compare_counts("clarke", c.variant, old_pair(old["clarke"], old[c.variant]))
+        assert (c.both, c.baseline_only, c.variant_only, c.neither, c.deals) == \
+            (expected.both, expected.baseline_only, expected.variant_only, expected.neither, expected.deals)
+    assert len(firsts) == 15 and None not in firsts  # 3 variants x 5 units, every one without its deal column
+    # the same files with the footer's unit key removed are read whole, with the same counts
+    monkeypatch.setattr(parts_module, "_deal_range", lambda path, fs=None: (*_plain_range(path), False))
+    firsts.clear()
+    again = compare_run(real_run, baseline="clarke")
+    assert firsts == [None] * 15
+    assert [vars(c) for c in again.comparisons] == [vars(c) for c in cs.comparisons]
+
+
+def _plain_range(path):
+    deals = pq.read_table(path, columns=["deal"]).column("deal").to_numpy()
+    return int(deals.min()), int(deals.max()), int(deals.size)
+
+
+def test_column_ranges_from_footers_are_the_rows_extremes(real_run, run_with_unknowns):
+    from pipeline.parts import column_ranges, variant_folders
+
+    for run in (real_run, run_with_unknowns):
+        files = [f for fs in variant_folders(run).values() for f in fs]
+        got = column_ranges(files, ["rounds", "nodes", "seconds", "outcome", "absent"])
+        rows = scan_deals(run).collect()
+        for c in ("rounds", "nodes"):
+            if c in rows.columns:
+                assert got[c] == (rows[c].min(), rows[c].max())
+        assert "seconds" not in got and "outcome" not in got and "absent" not in got  # floats, strings, missing
+
+
+@pytest.mark.parametrize("column", ["nodes", "wide"])
+def test_distributions_with_footer_ranges_equal_those_without(run_with_unknowns, column):
+    from pipeline.distributions import distributions
+    from pipeline.parts import column_ranges, variant_folders
+
+    lf = scan_deals(run_with_unknowns)
+    variants = ["base", "other,x=1", "gappy"]
+    ranges = column_ranges([f for fs in variant_folders(run_with_unknowns).values() for f in fs], [column])
+    assert column in ranges
+    with_ranges = distributions(lf, [column, "seconds"], variants, ranges)
+    without = {c: column_distributions(lf, c, variants) for c in (column, "seconds")}
+    assert with_ranges == without
+
+
+def test_bins_order_like_the_values():
+    from pipeline.distributions import BINS_PER_DOUBLING, bin_keys
+
+    rng = np.random.default_rng(2)
+    x = np.concatenate([rng.lognormal(0, 30, 5000), -rng.lognormal(0, 30, 5000), [0.0, -0.0, np.inf, -np.inf,
+                        5e-324, -5e-324, 1.0, 1.0 + 2 ** -52, 2.0, np.nextafter(2.0, 0)], rng.uniform(-1, 1, 1000)])
+    x = np.sort(x)
+    keys = bin_keys(x)
+    # a bin never holds values out of order with another's: wherever the sorted values step up, every key
+    # before the step is at most every key after it (-0.0 and 0.0 are equal values in neighbouring bins)
+    before, after = np.maximum.accumulate(keys), np.minimum.accumulate(keys[::-1])[::-1]
+    steps = np.nonzero(np.diff(x) > 0)[0]
+    assert (before[steps] <= after[steps + 1]).all()
+    # within a doubling, BINS_PER_DOUBLING bins: 1.0 and 2.0 are that many bins apart
+    assert bin_keys(np.array([2.0]))[0] - bin_keys(np.array([1.0]))[0] == BINS_PER_DOUBLING
+    # a bin is at most 1/BINS_PER_DOUBLING of its values wide
+    v = rng.lognormal(0, 5, 20000)
+    k = bin_keys(v)
+    for key in np.unique(k)[:200]:
+        mine = v[k == key]
+        assert mine.max() - mine.min() <= mine.min() / BINS_PER_DOUBLING
+
+
+def test_a_nan_makes_its_groups_figures_nan_as_numpy_does():
+    lf = pl.DataFrame({"variant": ["a"] * 6, "won": [True, True, True, False, False, False],
+                       "seconds": [0.5, np.nan, 0.25, 0.1, 0.2, 0.3]}).lazy()
+    got = column_distributions(lf, "seconds", ["a"])
+    assert all(math.isnan(x) for x in got[("a", True)].as_dict().values() if x != 3)
+    assert got[("a", False)].as_dict() == {"n": 3, **dict(zip(("p05", "q1", "med", "q3", "p95"),
+                                                               np.quantile([0.1, 0.2, 0.3], QUANTILES).tolist())),
+                                           "mean": pytest.approx(0.2, rel=1e-15), "max": 0.3}
