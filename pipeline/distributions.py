@@ -199,61 +199,103 @@ class _ValueCounter:
         return out
 
 
+def _index(f: np.ndarray, won: np.ndarray) -> np.ndarray:
+    """Where each (non-NaN) float64 of a group counts: ``(bin_keys + _HALF) * 2 + won``, flags interleaved."""
+    bits = f.view(np.int64)
+    if bits.size and bits.min() < 0:  # a sign bit set somewhere: the general key
+        key = bin_keys(f)
+    else:
+        key = bits >> _SHIFT
+    return (key + _HALF) * 2 + won
+
+
 class _BinCounter:
     """One column's bin counts per won flag (first pass), then the exact rows of the bins the percentiles
-    fall in (second pass, :func:`_refine`)."""
+    fall in and the extremes of each flag's top bin (second pass, :func:`_refine`).
+
+    Bins and flags share one flat count array, index ``(bin + _HALF) * 2 + won``, so a batch is one
+    ``bincount`` with no masking; sums per flag are a dot product (integers, exact) or a weighted
+    ``bincount`` (floats)."""
 
     def __init__(self, integer: bool):
         self.integer = integer
-        self.counts = np.zeros((2, 2 * _HALF), dtype=np.int64)
+        self.counts = np.zeros(4 * _HALF, dtype=np.int64)
         self.n = [0, 0]
         self.nans = [0, 0]
         self.total: list = [0, 0] if integer else [0.0, 0.0]
-        self.max = [-math.inf, -math.inf]
-        self.need: dict[int, list[int]] = {}  # won flag -> sorted bin indices some percentile falls in
+        self.need: dict[int, list[int]] = {}  # won flag -> sorted bins some percentile falls in, and the top bin
+        self.top: dict[int, int] = {}  # won flag -> its highest bin (holds the maximum)
         self.keep: dict[tuple[int, int], bool] = {}  # (flag, bin) -> its rows are kept whole
         self.lo: dict[tuple[int, int], float] = {}
         self.hi: dict[tuple[int, int], float] = {}
-        self.rows: dict[tuple[int, int], list[np.ndarray]] = {}
+        self.rows: dict[tuple[int, int], np.ndarray] = {}
 
     @staticmethod
-    def _split(won: np.ndarray, values: np.ndarray, valid: np.ndarray | None):
-        for flag in (0, 1):
-            sel = won == flag if valid is None else (won == flag) & valid
-            yield flag, values[sel]
+    def rows_of(won: np.ndarray, values: np.ndarray, valid: np.ndarray | None, integer: bool):
+        """(won as int64 0/1, values as float64 without NaN, a NaN count per flag or None) of a batch's rows
+        with a won flag and a value."""
+        if valid is not None or (won.size and won.min() < 0):  # rare: missing flags or values
+            keep = won >= 0 if valid is None else (won >= 0) & valid
+            won, values = won[keep], values[keep]
+        w = won.astype(np.int64)
+        f = values.astype(np.float64, copy=not integer)
+        nans = None
+        if not integer:
+            nan = np.isnan(f)
+            if nan.any():
+                nans = np.bincount(w[nan], minlength=2)
+                w, f = w[~nan], f[~nan]
+        return w, f, nans
 
     def add(self, won: np.ndarray, values: np.ndarray, valid: np.ndarray | None) -> None:
-        for flag, x in self._split(won, values, valid):
-            if x.size == 0:
-                continue
-            self.n[flag] += x.size
-            if self.integer:
-                self.total[flag] += int(x.sum(dtype=np.int64)) if x.dtype.kind in "iub" else int(x.sum())
-            f = x.astype(np.float64, copy=False)
-            if not self.integer:
-                self.total[flag] += float(f.sum())
-                nan = np.isnan(f)
-                if nan.any():
-                    self.nans[flag] += int(nan.sum())
-                    f = f[~nan]
-                    if f.size == 0:
-                        continue
-            self.max[flag] = max(self.max[flag], float(f.max()))
-            idx = bin_keys(f) + _HALF
-            first = int(idx.min())
-            counted = np.bincount(idx - first)
-            self.counts[flag, first:first + counted.size] += counted
+        if valid is not None or (won.size and won.min() < 0):
+            keep = won >= 0 if valid is None else (won >= 0) & valid
+            won, values = won[keep], values[keep]
+        if values.size == 0:
+            return
+        w = won.astype(np.int64)
+        wins = int(w.sum())
+        self.n[1] += wins
+        self.n[0] += values.size - wins
+        if self.integer:
+            x = values.astype(np.int64, copy=False)
+            won_total, total = int(np.dot(x, w)), int(x.sum())
+            self.total[1] += won_total
+            self.total[0] += total - won_total
+            f = x.astype(np.float64)
+        else:
+            f = values.astype(np.float64, copy=False)
+            sums = np.bincount(w, weights=f, minlength=2)
+            self.total[0] += float(sums[0])
+            self.total[1] += float(sums[1])
+            nan = np.isnan(f)
+            if nan.any():
+                counted = np.bincount(w[nan], minlength=2)
+                self.nans[0] += int(counted[0])
+                self.nans[1] += int(counted[1])
+                w, f = w[~nan], f[~nan]
+                if f.size == 0:
+                    return
+        idx = _index(f, w)
+        first = int(idx.min())
+        counted = np.bincount(idx - first)
+        self.counts[first:first + counted.size] += counted
+
+    def of(self, flag: int) -> np.ndarray:
+        return self.counts[flag::2]
 
     def plan(self) -> bool:
-        """Which bins the percentiles fall in, and which of them the second pass keeps whole; True if any."""
+        """Which bins the second pass looks at (percentiles' and the top bin); True if any."""
         for flag in (0, 1):
-            n = self.n[flag] - self.nans[flag]
+            n = self.n[flag]
             if n == 0 or self.nans[flag]:
                 continue
-            cum = np.cumsum(self.counts[flag])
+            counts = self.of(flag)
+            cum = np.cumsum(counts)
             ranks = np.floor((n - 1) * np.asarray(QUANTILES))
             ranks = np.minimum(np.concatenate([ranks, ranks + 1]), n - 1).astype(np.int64)
-            self.need[flag] = sorted(set(np.searchsorted(cum, ranks, side="right").tolist()))
+            self.top[flag] = int(np.nonzero(counts)[0][-1])
+            self.need[flag] = sorted(set(np.searchsorted(cum, ranks, side="right").tolist()) | {self.top[flag]})
         return bool(self.need)
 
     def finish(self) -> dict[bool, Distribution]:
@@ -270,10 +312,12 @@ class _BinCounter:
 
     def _finish(self, flag: int) -> Distribution:
         n = self.n[flag]
-        counts = self.counts[flag]
+        counts = self.of(flag)
         cum = np.cumsum(counts)
         errs: dict[int, float] = {}
         exact: set[int] = set()
+        if (flag, self.top[flag]) not in self.hi:
+            raise RuntimeError("the run's files changed while the report read them; run the report again")
 
         def value(rank: int) -> tuple[float, float]:
             b = int(np.searchsorted(cum, rank, side="right"))
@@ -306,53 +350,63 @@ class _BinCounter:
         nxt = np.minimum(prev + 1, n - 1)
         bound = np.array([(1 - ti) * errs[int(p)] + ti * errs[int(x)] for p, x, ti in zip(prev, nxt, t)])
         rel = max((e / abs(v) for e, v in zip(bound, qs) if e > 0 and v != 0), default=0.0)
-        total = self.total[flag]
-        mean = total / n
-        return Distribution(n, *map(float, qs), mean=mean, max=self.max[flag], max_error=float(bound.max()),
-                            max_relative_error=float(rel), reread=len(exact), binned=True)
+        return Distribution(n, *map(float, qs), mean=self.total[flag] / n, max=self.hi[(flag, self.top[flag])],
+                            max_error=float(bound.max()), max_relative_error=float(rel), reread=len(exact),
+                            binned=True)
 
 
 def _refine(part: pl.LazyFrame, counters: dict[str, _BinCounter]) -> None:
     """Second pass: the rows of the bins some percentile falls in, kept whole while they fit in
     ``REFINE_ROWS`` (smallest bins first), else their smallest and largest value only."""
     budget = REFINE_ROWS
-    sizes = sorted((int(k.counts[flag, b]), c, flag, b) for c, k in counters.items()
+    sizes = sorted((int(k.of(flag)[b]), c, flag, b) for c, k in counters.items()
                    for flag, bins in k.need.items() for b in bins)
     for size, c, flag, b in sizes:
         counters[c].keep[(flag, b)] = size <= budget
         budget -= size if size <= budget else 0
-    lookups = {}
+    # per column: a slot per needed (flag, bin), found from the flat index by one table look-up
+    tables = {}
     for c, k in counters.items():
-        for flag, bins in k.need.items():
-            first = bins[0]
-            table = np.zeros(bins[-1] - first + 1, dtype=bool)
-            table[np.asarray(bins) - first] = True
-            lookups[(c, flag)] = (first, table)
-    found: dict[tuple[str, int, int], list[np.ndarray]] = {}
+        wanted = sorted(b * 2 + flag for flag, bins in k.need.items() for b in bins)  # b: a bin's place in of()
+        slot_of = np.full(wanted[-1] - wanted[0] + 1, -1, dtype=np.int64)
+        slot_of[np.asarray(wanted) - wanted[0]] = np.arange(len(wanted))
+        keys = [(i // 2, i % 2) for i in wanted]  # (bin, flag) of each slot
+        kept = np.array([k.keep[(flag, b)] for b, flag in keys])
+        tables[c] = (wanted[0], slot_of, keys, kept, np.full(len(wanted), math.inf), np.full(len(wanted), -math.inf),
+                     [], [])
     for won, batch in _batches(part, list(counters)):
         for c, k in counters.items():
-            for flag, x in k._split(won, *batch[c]):
-                if flag not in k.need or x.size == 0:
-                    continue
-                first, table = lookups[(c, flag)]
-                f = x.astype(np.float64, copy=False)
-                idx = bin_keys(f) + _HALF - first  # NaN-free: a group with NaN has no percentiles to find
-                inside = (idx >= 0) & (idx < table.size)
-                inside[inside] = table[idx[inside]]
-                if not inside.any():
-                    continue
-                f, idx = f[inside], idx[inside] + first
-                for b in np.unique(idx).tolist():
-                    mine = f[idx == b]
-                    key = (flag, b)
-                    k.lo[key] = min(k.lo.get(key, math.inf), float(mine.min()))
-                    k.hi[key] = max(k.hi.get(key, -math.inf), float(mine.max()))
-                    if k.keep[key]:
-                        found.setdefault((c, flag, b), []).append(mine)
-    for (c, flag, b), pieces in found.items():
-        rows = np.sort(np.concatenate(pieces))
-        if rows.size == counters[c].counts[flag, b]:  # exactly the bin's rows (else the files changed): exact
-            counters[c].rows[(flag, b)] = rows
+            first, slot_of, keys, kept, lo, hi, slots, vals = tables[c]
+            w, f, _ = _BinCounter.rows_of(won, *batch[c], k.integer)
+            if f.size == 0:
+                continue
+            idx = _index(f, w) - first
+            inside = np.nonzero((idx >= 0) & (idx < slot_of.size))[0]
+            slot = slot_of[idx[inside]]
+            mine = slot >= 0
+            slot, x = slot[mine], f[inside[mine]]
+            if slot.size == 0:
+                continue
+            np.minimum.at(lo, slot, x)
+            np.maximum.at(hi, slot, x)
+            keep = kept[slot]
+            slots.append(slot[keep])
+            vals.append(x[keep])
+    for c, k in counters.items():
+        first, slot_of, keys, kept, lo, hi, slots, vals = tables[c]
+        for s, (b, flag) in enumerate(keys):
+            if lo[s] <= hi[s]:
+                k.lo[(flag, b)], k.hi[(flag, b)] = float(lo[s]), float(hi[s])
+        if not slots:
+            continue
+        slot, x = np.concatenate(slots), np.concatenate(vals)
+        order = np.lexsort((x, slot))
+        slot, x = slot[order], x[order]
+        bounds = np.searchsorted(slot, np.arange(len(keys) + 1))
+        for s, (b, flag) in enumerate(keys):
+            rows = x[bounds[s]:bounds[s + 1]]
+            if kept[s] and rows.size == k.of(flag)[b]:  # exactly the bin's rows (else the files changed): exact
+                k.rows[(flag, b)] = rows
 
 
 def _groups(hist: pl.DataFrame, variants: list[str]):
