@@ -128,7 +128,7 @@ SetOpt = Annotated[Optional[list[str]], typer.Option("--set", help="key=value ap
 @_handled
 def run(
     study: Annotated[Path, typer.Argument(help="the study YAML")],
-    out: Annotated[Optional[Path], typer.Option(help="results folder (default results/<study>); shared storage on a cluster")] = None,
+    out: Annotated[Optional[str], typer.Option(help="results folder (default results/<study>): a path (shared storage on a cluster) or s3://bucket/prefix")] = None,
     deals: Annotated[Optional[str], typer.Option(metavar="INT", help="deals per variant (overrides the study)")] = None,
     seed: Annotated[Optional[str], typer.Option(metavar="INT", help="root seed (overrides the study)")] = None,
     backend: Annotated[str, typer.Option(help="ray or serial")] = "ray",
