@@ -447,8 +447,13 @@ class ObjectStore(RunStore):
     def write_table(self, rel: str, table) -> None:
         import pyarrow.parquet as pq
 
-        # One PUT (a multipart upload for large parts, completed on close): the key appears whole or not at all.
-        pq.write_table(table, self._p(rel), filesystem=self.fs, compression="zstd")
+        import pyarrow as pa
+
+        # Encoded in memory first, so an error while encoding uploads nothing; then one upload (a PUT, or a
+        # multipart upload for a large part, completed on close): the key appears whole or not at all.
+        sink = pa.BufferOutputStream()
+        pq.write_table(table, sink, compression="zstd")
+        self.write_bytes(rel, sink.getvalue())
 
     def delete(self, rel: str) -> None:
         try:

@@ -54,8 +54,9 @@ seed: 5
 batch_size: 100
 variants:
   easy: {preset: easy}
-  hard: {preset: hard}
+  "hard,x=1": {preset: hard}  # named as a grid names its variants: percent-encoded in the key
 """
+HARD = "hard%2Cx%3D1"
 
 
 @pytest.fixture(scope="session")
@@ -140,6 +141,7 @@ def test_run_resume_and_every_reader_on_s3_match_a_local_run(fake, s3, bucket, t
     manifest = json.loads(objects["runs/first/run.json"])
     assert manifest["status"] == "complete" and manifest["totals"]["units_done"] == 8
     assert rows(uri).equals(rows(local))
+    assert set(rows(uri)["variant"]) == {"easy", "hard,x=1"}
     for argv in READERS:
         lc, lo, le = cli([argv[0], local, *argv[1:]], capsys)
         rc, ro, re_ = cli([argv[0], uri, *argv[1:]], capsys)
@@ -155,7 +157,7 @@ def test_run_resume_and_every_reader_on_s3_match_a_local_run(fake, s3, bucket, t
     # resume lists the prefix: a finished run has nothing to do; a deleted part is played again
     code, _, err = cli(["run", study, "--backend", "serial", "--out", uri], capsys)
     assert code == 0 and "nothing to do: all 8 units already done" in err, err
-    s3.delete_object(Bucket=bucket, Key="runs/first/variant=hard/part-200-299.parquet")
+    s3.delete_object(Bucket=bucket, Key=f"runs/first/variant={HARD}/part-200-299.parquet")
     code, _, err = cli(["run", study, "--backend", "serial", "--out", uri], capsys)
     assert code == 0 and "1 units run, 7 already done" in err, err
     assert rows(uri).equals(rows(local))
@@ -220,6 +222,13 @@ def test_a_lock_on_object_storage_refuses_a_live_holder_and_takes_over_a_dead_on
     code, _, err = cli(["run", study, "--backend", "serial", "--out", uri], capsys)
     assert code == 0, err
     assert "runs/locked/run.lock" not in keys(s3, bucket)
+    # another config into the same prefix is refused; --fresh clears the old run's objects first
+    code, _, err = cli(["run", study, "--backend", "serial", "--out", uri, "--deals", "200"], capsys)
+    assert code == 2 and "holds a run of a different config (deal_source differ)" in err, err
+    code, _, err = cli(["run", study, "--backend", "serial", "--out", uri, "--deals", "200", "--fresh"], capsys)
+    assert code == 0, err
+    parts = sorted(k.split("/", 2)[2] for k in keys(s3, bucket) if "/variant=" in k)
+    assert parts == [f"variant={v}/part-{a}-{b}.parquet" for v in ("easy", HARD) for a, b in ((0, 99), (100, 199))]
 
 
 PM_STUDY = """
