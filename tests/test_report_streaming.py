@@ -367,3 +367,54 @@ def test_a_nan_makes_its_groups_figures_nan_as_numpy_does():
     assert got[("a", False)].as_dict() == {"n": 3, **dict(zip(("p05", "q1", "med", "q3", "p95"),
                                                                np.quantile([0.1, 0.2, 0.3], QUANTILES).tolist())),
                                            "mean": pytest.approx(0.2, rel=1e-15), "max": 0.3}
+
+
+# --- a rerun with nothing to do: the report from run.json's totals ------------------------------------
+
+
+def test_report_from_totals_equals_build_report_but_the_rounds_columns(real_run):
+    from pipeline.report import report_from_totals
+
+    full, quick = build_report(real_run), report_from_totals(real_run)
+    assert quick is not None and quick.histogram is None
+    rounds = ["rounds_mean", "rounds_won_mean", "rounds_won_median", "rounds_won_p90"]
+    assert quick.rows.drop(rounds).equals(full.rows.drop(rounds))
+    assert quick.rows.select(rounds).fill_nan(None).null_count().row(0) == (3, 3, 3, 3)
+    assert (quick.study, quick.game, quick.status, quick.units_done, quick.units_total, quick.outcomes,
+            quick.sources) == (full.study, full.game, full.status, full.units_done, full.units_total, full.outcomes,
+                               full.sources)
+
+
+def test_report_from_totals_refuses_a_run_not_complete(real_run, tmp_path):
+    import shutil
+
+    from pipeline.report import report_from_totals
+
+    copy = tmp_path / "copy"
+    shutil.copytree(real_run, copy)
+    manifest = json.loads((copy / "run.json").read_text())
+    (copy / "run.json").write_text(json.dumps({**manifest, "status": "interrupted"}))
+    assert report_from_totals(copy) is None
+    totals = manifest["totals"]
+    first = next(iter(totals["variants"]))
+    totals["variants"][first]["outcomes"] = {}  # totals without outcome counts (an older run): not enough
+    (copy / "run.json").write_text(json.dumps(manifest))
+    assert report_from_totals(copy) is None
+
+
+def test_rerun_with_nothing_to_do_prints_the_totals_without_reading_parts(real_run, capsys, monkeypatch):
+    import pipeline.report as report_module
+    from pipeline_util import ROOT, cli
+
+    def no_scan(*args, **kwargs):
+        raise AssertionError("a rerun with nothing to do read the parts")
+
+    monkeypatch.setattr(report_module, "scan_deals", no_scan)
+    code, out, err = cli(["run", ROOT / "configs" / "quickstart.yaml", "--backend", "serial", "--deals", "900",
+                          "--batch-size", "200", "--out", real_run], capsys)
+    assert code == 0, err
+    assert "nothing to do: all 15 units already done" in err and f"patience report {real_run}" in err
+    monkeypatch.undo()
+    full = build_report(real_run)
+    for r in full.rows.iter_rows(named=True):  # every variant's exact counts, as the full report has them
+        assert f"{r['deals']:,}" in out and f"{r['wins']:,}" in out
