@@ -115,7 +115,21 @@ def read_manifest(run_dir) -> dict[str, Any]:
 def write_manifest(run_dir, manifest: dict[str, Any]) -> None:
     """Atomically replace run.json (readers see the old or the new one, never half): a rename locally,
     one PUT on object storage."""
-    open_run(run_dir).write_bytes(MANIFEST, (json.dumps(manifest, indent=1, default=str) + "\n").encode())
+    store = open_run(run_dir)
+    data = (json.dumps(manifest, indent=1, default=str) + "\n").encode()
+    if store.local:
+        store.write_bytes(MANIFEST, data)
+        return
+    try:
+        store.write_bytes(MANIFEST, data)
+    except OSError as exc:
+        raise RunFailed(f"cannot write {store.where(MANIFEST)}: {_problem(exc)}") from None
+
+
+def _problem(exc: OSError) -> str:
+    from pipeline.storage import storage_problem
+
+    return storage_problem(exc)
 
 
 def check_out_dir(out, fingerprint: str, fingerprint_fields: dict[str, Any], fresh: bool) -> str:
@@ -279,7 +293,10 @@ class ObjectUnitLog:
         if self._lines:
             self._n += 1
             name = f"{UNIT_LOG_DIR}/{time.time_ns() // 1_000_000:014d}-{self._tag}-{self._n:06d}.jsonl"
-            self.store.write_bytes(name, b"".join(self._lines))
+            try:
+                self.store.write_bytes(name, b"".join(self._lines))
+            except OSError as exc:
+                raise RunFailed(f"cannot write {self.store.where(name)}: {_problem(exc)}") from None
             self._lines.clear()
         self._last = time.monotonic()
 
@@ -390,7 +407,11 @@ class ObjectRunLock:
         token = uuid.uuid4().hex
         text = json.dumps({"host": me, "pid": os.getpid(), "state": "running", "token": token,
                            "since": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
-        self.store.write_bytes(LOCK, text.encode() + b"\n")
+        try:
+            self.store.write_bytes(LOCK, text.encode() + b"\n")
+        except OSError as exc:  # the first write of a run: e.g. credentials that may read but not write
+            raise BadInput(f"option --out: {self.store.uri}: cannot write ({_problem(exc)}); allowed: a prefix "
+                           "the credentials may write to") from None
         time.sleep(self.SETTLE)
         now = self._holder()
         if now.get("token") != token:
