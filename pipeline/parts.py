@@ -281,6 +281,15 @@ def paired_counts(baseline: tuple[list[Block], str, str],
     totals = [np.zeros((3, 3), dtype=np.int64) for _ in others]
     if not others:
         return totals
+    if aligned(blocks, [o[0] for o in others]):
+        try:
+            for first in range(0, len(others), ALIGNED_GROUP):
+                group = others[first:first + ALIGNED_GROUP]
+                for k, counts in enumerate(_aligned_counts(blocks, [o[0] for o in group])):
+                    totals[first + k] += counts
+            return totals
+        except OutOfOrder:
+            totals = [np.zeros((3, 3), dtype=np.int64) for _ in others]
     with ThreadPoolExecutor(max_workers=READ_THREADS, thread_name_prefix="patience-read") as pool:
         reader = ReadAhead(pool)
         cursors = [Cursor(*o, reader=reader) for o in others]
@@ -296,3 +305,71 @@ def paired_counts(baseline: tuple[list[Block], str, str],
                 if db.size:
                     totals[k] += _pair(da, sa, db, sb)
     return totals
+
+
+# --- sides laid out alike: streams instead of a join ----------------------------------------------------
+
+ALIGNED_GROUP = 8  # other sides streamed beside the baseline at once (each is one streaming query)
+
+
+def aligned(base: list[Block], others: list[list[Block]]) -> bool:
+    """Whether every side is the same deal ranges, one local part each, every part in order (``Part.in_order``):
+    variants of one run always are.  Then the sides' rows, read part after part, are the same deals row for
+    row, and pairing needs no deal index at all."""
+    def layout(blocks: list[Block]):
+        if not all(len(b.parts) == 1 and b.parts[0].in_order and b.parts[0].filesystem is None for b in blocks):
+            return None
+        return [(b.lo, b.hi) for b in blocks]
+
+    mine = layout(base)
+    return mine is not None and all(layout(o) == mine for o in others)
+
+
+def _state_stream(blocks: list[Block]):
+    """Each row's state (LOST, WON, UNKNOWN as in :func:`_states_of_part`), part after part in deal order, in
+    batches: one polars streaming scan of ``outcome`` (much cheaper per file than opening each one)."""
+    import polars as pl
+
+    outcome = pl.col("outcome")
+    state = (pl.when(outcome == "won").then(pl.lit(WON, pl.Int8)).when(outcome == "unknown")
+             .then(pl.lit(UNKNOWN, pl.Int8)).otherwise(pl.lit(LOST, pl.Int8)).alias("s"))
+    lf = pl.scan_parquet([str(b.parts[0].path) for b in blocks], hive_partitioning=False)
+    # Batches may come out of order (seen with polars 2.1 when no read column is selected): each carries its
+    # rows' positions, checked, so a stream is only ever used in file order.
+    position = 0
+    for df in lf.with_row_index("_i").select("_i", state).collect_batches(maintain_order=True):
+        if df.height == 0:
+            continue
+        at = df["_i"].to_numpy()
+        if at[0] != position or not (np.diff(at) == 1).all():
+            raise OutOfOrder
+        position += df.height
+        yield df["s"].to_numpy().copy()  # a copy: the batch's memory goes with it
+
+
+class OutOfOrder(Exception):
+    """A stream's batches did not come in file order: pair part by part instead."""
+
+
+def _aligned_counts(base: list[Block], others: list[list[Block]]) -> list[np.ndarray]:
+    """3x3 counts of the baseline against each aligned side (:func:`aligned`), by zipping the state streams."""
+    streams = [_state_stream(blocks) for blocks in [base, *others]]
+    expected = sum(b.hi - b.lo + 1 for b in base)
+    buffers = [np.empty(0, np.int8) for _ in streams]
+    totals = [np.zeros((3, 3), dtype=np.int64) for _ in others]
+    seen = 0
+    while True:
+        for i, stream in enumerate(streams):
+            if buffers[i].size == 0:
+                buffers[i] = next(stream, buffers[i])
+        m = min(b.size for b in buffers)
+        if m == 0:
+            break
+        for k in range(len(others)):
+            totals[k] += pair_counts(buffers[0][:m], buffers[k + 1][:m])
+        buffers = [b[m:] for b in buffers]
+        seen += m
+    if seen != expected or any(b.size for b in buffers):  # the footers said otherwise: files changed under us
+        raise RuntimeError("a run's part files changed while they were compared; run the command again")
+    return totals
+

@@ -290,11 +290,16 @@ def test_parts_patience_run_wrote_are_paired_without_reading_deal(real_run, monk
 
     monkeypatch.setattr(parts_module, "_states_of_part", recording)
     old = old_states(real_run)
-    cs = compare_run(real_run, baseline="clarke")
-    for c in cs.comparisons:
+    streamed = compare_run(real_run, baseline="clarke")  # variants of one run: aligned, two streams zipped
+    assert firsts == []
+    for c in streamed.comparisons:
         expected = compare_counts("clarke", c.variant, old_pair(old["clarke"], old[c.variant]))
         assert (c.both, c.baseline_only, c.variant_only, c.neither, c.deals) == \
             (expected.both, expected.baseline_only, expected.variant_only, expected.neither, expected.deals)
+    # part by part (what sides laid out differently get): the same counts, and still no deal column read
+    monkeypatch.setattr(parts_module, "aligned", lambda *a: False)
+    cs = compare_run(real_run, baseline="clarke")
+    assert [vars(c) for c in cs.comparisons] == [vars(c) for c in streamed.comparisons]
     assert len(firsts) == 15 and None not in firsts  # 3 variants x 5 units, every one without its deal column
     # the same files with the footer's unit key removed are read whole, with the same counts
     monkeypatch.setattr(parts_module, "_deal_range", lambda path, fs=None: (*_plain_range(path), False))
@@ -418,3 +423,39 @@ def test_rerun_with_nothing_to_do_prints_the_totals_without_reading_parts(real_r
     full = build_report(real_run)
     for r in full.rows.iter_rows(named=True):  # every variant's exact counts, as the full report has them
         assert f"{r['deals']:,}" in out and f"{r['wins']:,}" in out
+
+
+def test_aligned_streams_count_unknown_and_missing_outcomes_as_the_join_does(real_run, tmp_path, monkeypatch):
+    import shutil
+
+    import pyarrow.compute as pc
+
+    copy = tmp_path / "unknowns"
+    shutil.copytree(real_run, copy)
+    for k, path in enumerate(sorted(copy.glob("variant=masten/*.parquet"))):
+        table = pq.read_table(path)
+        deal = table.column("deal").to_numpy()
+        outcome = table.column("outcome").to_pylist()
+        outcome = [None if d % 11 == 0 else "unknown" if d % 7 == 0 else o for d, o in zip(deal, outcome)]
+        table = table.set_column(table.schema.get_field_index("outcome"), "outcome", pa.array(outcome, pa.string()))
+        pq.write_table(table, path)  # the footer keeps patience run's metadata: still in order
+    assert pc.sum(pq.read_table(path).column("outcome").is_null()).as_py() > 0
+    old = old_states(copy)
+    streamed = compare_run(copy, baseline="clarke")
+    assert parts_module.aligned(*[b for b in (parts_module.blocks_of(f) for f in
+                                              parts_module.variant_folders(copy).values())][:1],
+                                [parts_module.blocks_of(f) for f in parts_module.variant_folders(copy).values()])
+    for c in streamed.comparisons:
+        expected = compare_counts("clarke", c.variant, old_pair(old["clarke"], old[c.variant]))
+        assert {k: v for k, v in vars(c).items() if k not in ("log10_p_holm", "verdict")} == \
+            {k: v for k, v in vars(expected).items() if k not in ("log10_p_holm", "verdict")}
+    masten = next(c for c in streamed.comparisons if c.variant == "masten")
+    assert masten.unknown_variant > 0
+
+    def out_of_order(blocks):  # a stream whose batches came out of file order: paired part by part instead
+        raise parts_module.OutOfOrder
+        yield
+
+    monkeypatch.setattr(parts_module, "_state_stream", out_of_order)
+    again = compare_run(copy, baseline="clarke")
+    assert [vars(c) for c in again.comparisons] == [vars(c) for c in streamed.comparisons]
