@@ -31,7 +31,7 @@ from engine.open_solitaire import (
     EMPTY_ANY,
     EMPTY_NONE,
     EMPTY_TOP_RANK,
-    LAYOUT_EIGHT,
+    LAYOUT_IN_TURN,
     SOLVER_COLUMNS,
     Solution,
     SolverRules,
@@ -78,28 +78,20 @@ SOLUTION_COLUMN = Column(
 EXTRA_COLUMNS = tuple(c for c in SOLVER_COLUMNS if c.name != "solution") + (SOLUTION_COLUMN,)
 
 
-@dataclass(frozen=True)
-class KingAlbertSolverRules(SolverRules):
-    """The kernel's rules with nine columns (the layouts of the shared solver have seven or eight)."""
-
-    @property
-    def ncols(self) -> int:
-        return reference.NCOLS
-
-
 def reference_rules(rules: KingAlbertRules) -> reference.Rules:
     return reference.Rules(rules.layout, rules.move_unit, bool(rules.worrying_back), rules.empty_column)
 
 
-def solver_rules(rules: KingAlbertRules) -> KingAlbertSolverRules:
-    return KingAlbertSolverRules(
-        LAYOUT_EIGHT,  # unused: the opening position is laid out here, not by the kernel
+def solver_rules(rules: KingAlbertRules) -> SolverRules:
+    return SolverRules(
+        LAYOUT_IN_TURN,  # only its column count is used: the opening position is laid out here, not by the kernel
         BUILD_ALTERNATE,
         reference.RESERVE_SIZE[rules.layout],
         False,
         rules.move_unit == "run",
         EMPTY_CODES[rules.empty_column],
         int(rules.max_nodes),
+        columns=reference.NCOLS,
         reserve=True,
         worrying_back=bool(rules.worrying_back),
         single_card=rules.move_unit == "card",

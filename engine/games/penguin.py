@@ -40,7 +40,8 @@ class PenguinRules:
     sequence_move: str = switch(
         "unlimited",
         "unlimited: a same-suit run of any length moves as one unit (Parlett); "
-        "limited: at most (free cells + 1) x 2^(empty columns other than the target)",
+        "limited: as single cards could move it, free cells + 1 cards (x 2^(empty columns other than the target) "
+        "with empty_column: any)",
         choices=("unlimited", "limited"),
     )
     empty_column: str = switch(
