@@ -10,6 +10,9 @@ the counts.  Every column a report draws is counted in the same pass:
 * an integer column whose values span at most ``EXACT_SPAN`` (``rounds``, and
   ``nodes`` under most budgets) is binned by value: every figure is exact.
   Its range comes from the Parquet footers when the caller has them (no pass).
+  A wider integer column still counts its values in [0, ``EXACT_LOW``) one by
+  one and keeps its largest value apart; only its values outside that range
+  are binned as below.
 * any other column (floats such as ``seconds``, integers spread wider) is binned
   by the top bits of its float64 value: sign, exponent and the first
   ``MANTISSA_BITS`` bits of the mantissa, so ``2**MANTISSA_BITS`` bins per factor
