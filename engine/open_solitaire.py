@@ -142,6 +142,8 @@ Layouts.  Penguin: the beak first (reference docstring).  In turn
 (LAYOUT_IN_TURN: Baker's Game, FreeCell with ``columns`` 4..8, Eight Off,
 Seahaven Towers): card k of the first 52 - p goes to column (k mod columns) + 1,
 and the last p (``prefilled`` cells) go to cells 1..p, in that order.
+King Albert's family (9 columns, a reserve held in the cells): laid out by
+engine/games/king_albert.py as engine/reference/king_albert.py describes.
 
 Cards use relative ranks: rel = (rank - base) mod 13, where base is the beak's
 rank in Penguin and the Ace in the other games; foundations build
@@ -150,7 +152,9 @@ rel 0, 1, ..., 12 and a foundation's height is the count of its cards.
 Moves are recorded by cards, not column numbers (columns are reordered by the
 canonical form): ``code = head * 64 + target`` where head is the moved card
 (the deepest card of a run) and target is the card it goes onto, or one of
-``TO_EMPTY`` (an empty column), ``TO_CELL``, ``TO_FOUNDATION``.
+``TO_EMPTY`` (an empty column), ``TO_CELL``, ``TO_FOUNDATION``.  A foundation
+card played back (worrying back) is recorded the same way: head is that card,
+found on top of its foundation when it is in no column and no cell.
 
 The stored solution is text, not codes: the codes are located in the
 reference's layout (columns in their dealt order, the first free cell, the
