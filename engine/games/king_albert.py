@@ -63,7 +63,8 @@ class KingAlbertRules:
     worrying_back: bool = switch(True, "true: a foundation's top card may be played back onto the tableau")
     empty_column: str = switch("any", "what an empty column takes: any card, kings (a King, or a run headed by "
                                "one), none", choices=("any", "kings", "none"))
-    max_nodes: int = switch(2_000_000, "positions the solver may store before it answers unknown", lo=1, hi=MAX_NODES_HI)
+    max_nodes: int = switch(10_000_000, "positions the solver may store before it answers unknown (about 100 bytes "
+                            "each: 1 GB at the default)", lo=1, hi=MAX_NODES_HI)
     # Every combination of these switches is a playable game, so there is no __post_init__ check.
 
 
