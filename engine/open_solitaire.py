@@ -493,155 +493,215 @@ def _apply_code(st, code, params):
     return True
 
 
+# --- the position table: exact, one uint64 entry per slot ---------------------------
+# entry = gen << 52 | tag << 32 | record index: a slot belongs to this search when its generation stamp is the
+# current one (so the table is reused between deals without clearing); the 20-bit tag (high bits of the hash)
+# lets a probe skip most other positions without reading their records; a match is always confirmed by
+# comparing the whole 64-byte record, so two positions are never confused.
+GEN_MAX = 4095
+
+
 @nb.njit(cache=True, inline="always")
-def _find(w, recs, table, tgen, gen):
-    """Probe for position w: (its slot, or the empty slot where it would go; its record index or -1)."""
+def _find(w, recs, table, gen):
+    """Probe for position w: (its slot or the free slot where it would go, its record index or -1, its stamp)."""
     mask = table.shape[0] - 1
-    slot = np.int64(_hash(w) & np.uint64(mask))
-    while tgen[slot] == gen:
-        e = table[slot]
-        same = True
-        for t in range(REC_WORDS):
-            if recs[e, t] != w[t]:
-                same = False
-                break
-        if same:
-            return slot, e
+    h = _hash(w)
+    slot = np.int64(h & np.uint64(mask))
+    g = np.uint64(gen)
+    want = (g << np.uint64(20)) | ((h >> np.uint64(44)) & np.uint64(0xFFFFF))
+    while True:
+        ent = table[slot]
+        if (ent >> np.uint64(52)) != g:
+            return slot, np.int64(-1), want
+        if (ent >> np.uint64(32)) == want:
+            e = np.int64(ent & np.uint64(0xFFFFFFFF))
+            same = True
+            for t in range(REC_WORDS):
+                if recs[e, t] != w[t]:
+                    same = False
+                    break
+            if same:
+                return slot, e, want
         slot = (slot + 1) & mask
-    return slot, -1
 
 
 @nb.njit(cache=True)
-def _lookup_insert(w, recs, nrec, table, tgen, gen):
+def _lookup_insert(w, recs, nrec, table, gen):
     """Find position w in the table; insert it as record nrec if absent.  Returns (index, inserted)."""
-    slot, e = _find(w, recs, table, tgen, gen)
+    slot, e, want = _find(w, recs, table, gen)
     if e >= 0:
         return e, False
-    tgen[slot] = gen
-    table[slot] = nrec
+    table[slot] = (want << np.uint64(32)) | np.uint64(nrec)
     for t in range(REC_WORDS):
         recs[nrec, t] = w[t]
-    return nrec, True
+    return np.int64(nrec), True
 
 
 @nb.njit(cache=True)
-def _solve(st0, rel, params, recs, parent, mcode, heap, table, tgen, gen):
-    """Best-first search from position st0 (modified: closed under safe moves).
+def _rehash(recs, nrec, tsize):
+    """A new table of tsize slots (generation 1) holding records 0..nrec-1."""
+    table = np.zeros(tsize, dtype=np.uint64)
+    mask = tsize - 1
+    g = np.uint64(1)
+    for e in range(nrec):
+        h = _hash(recs[e])
+        s = np.int64(h & np.uint64(mask))
+        while (table[s] >> np.uint64(52)) == g:
+            s = (s + 1) & mask
+        want = (g << np.uint64(20)) | ((h >> np.uint64(44)) & np.uint64(0xFFFFF))
+        table[s] = (want << np.uint64(32)) | np.uint64(e)
+    return table
 
-    Returns (outcome, nodes expanded, most cards on foundations, solution codes,
-    and the work arrays, which may have grown).  The solution starts from st0 as
-    given, including its safe foundation moves.
-    """
-    max_nodes = params[P_MAXNODES]
-    start = st0.copy()
+
+# --- the search, resumable: its scalars live in ctl between slices ------------------
+C_HSIZE, C_NREC, C_NODES, C_BEST, C_OUTCOME, C_GOALP, C_GOALC, C_STOP, C_GEN = range(9)
+CTL_SIZE = 9
+RUNNING = -1
+
+
+@nb.njit(cache=True)
+def _search_start(st0, rel, params, recs, parent, mcode, heap, table, gen, ctl):
+    """Close the root under safe moves, store it, and set ctl for :func:`_search` (st0 is modified)."""
     empty_out = np.zeros(0, dtype=np.int64)
     _closure(st0, rel, params, empty_out, 0)
     best = _foundation_total(st0)
+    ctl[C_NODES] = 0
+    ctl[C_BEST] = best
+    ctl[C_GOALP] = -2
+    ctl[C_GOALC] = -1
+    ctl[C_GEN] = gen
+    if best == 52:
+        ctl[C_GOALP] = -1
+        ctl[C_OUTCOME] = WON
+        ctl[C_NREC] = 0
+        ctl[C_HSIZE] = 0
+        return
+    enc = np.zeros(64, dtype=np.uint8)
+    order = np.zeros(MAXCOLS, dtype=np.int64)
+    _encode(st0, params, enc, order)
+    _lookup_insert(enc.view(np.uint64), recs, 0, table, gen)
+    parent[0] = -1
+    mcode[0] = -1
+    ctl[C_NREC] = 1
+    ctl[C_HSIZE] = heap_push(heap, 0, (np.int64(_heuristic(st0, rel, params)) << 32) | (0xFFFFFFFF - 0))
+    ctl[C_OUTCOME] = RUNNING
+
+
+@nb.njit(cache=True)
+def _search(rel, params, recs, parent, mcode, heap, table, ctl):
+    """Best-first search from the state in ctl until it is decided or ctl[C_NODES] reaches ctl[C_STOP].
+
+    ctl[C_OUTCOME] becomes WON, UNSOLVABLE (heap empty: every reachable position expanded) or UNKNOWN
+    (max_nodes stored and a new one found), or stays RUNNING (paused; call again to go on).  Returns the work
+    arrays, which may have grown.
+    """
+    max_nodes = params[P_MAXNODES]
+    empty_out = np.zeros(0, dtype=np.int64)
     enc = np.zeros(64, dtype=np.uint8)
     w = enc.view(np.uint64)
     mv = np.zeros(2048, dtype=np.int64)
     order = np.zeros(MAXCOLS, dtype=np.int64)
     cur = np.zeros(STATE_SIZE, dtype=np.uint8)
     child = np.zeros(STATE_SIZE, dtype=np.uint8)
-    goal_parent = -2
-    goal_code = -1
-    nodes = 0
-    outcome = UNSOLVABLE
-    nrec = 0
-    if best == 52:
-        goal_parent = -1
-        outcome = WON
-    else:
-        _encode(st0, params, enc, order)
-        _lookup_insert(w, recs, 0, table, tgen, gen)
-        parent[0] = -1
-        mcode[0] = -1
-        nrec = 1
-        hsize = heap_push(heap, 0, (np.int64(_heuristic(st0, rel, params)) << 32) | (0xFFFFFFFF - 0))
-        while hsize > 0 and outcome == UNSOLVABLE:
-            key, hsize = heap_pop(heap, hsize)
-            idx = 0xFFFFFFFF - (key & 0xFFFFFFFF)
-            _decode(recs[idx].view(np.uint8), params, cur)
-            nodes += 1
-            nm = _gen_moves(cur, rel, params, mv)
-            for q in range(nm):
-                child[:] = cur
-                code = _apply(child, mv[q], params)
-                _closure(child, rel, params, empty_out, 0)
-                f = _foundation_total(child)
-                if f > best:
-                    best = f
-                if f == 52:
-                    goal_parent = idx
-                    goal_code = code
-                    outcome = WON
+    hsize = ctl[C_HSIZE]
+    nrec = ctl[C_NREC]
+    nodes = ctl[C_NODES]
+    best = ctl[C_BEST]
+    gen = ctl[C_GEN]
+    stop = ctl[C_STOP]
+    outcome = RUNNING
+    if hsize == 0:
+        outcome = UNSOLVABLE
+    while outcome == RUNNING:
+        if hsize == 0:
+            outcome = UNSOLVABLE
+            break
+        if nodes >= stop:
+            break
+        key, hsize = heap_pop(heap, hsize)
+        idx = 0xFFFFFFFF - (key & 0xFFFFFFFF)
+        _decode(recs[idx].view(np.uint8), params, cur)
+        nodes += 1
+        nm = _gen_moves(cur, rel, params, mv)
+        for q in range(nm):
+            child[:] = cur
+            code = _apply(child, mv[q], params)
+            _closure(child, rel, params, empty_out, 0)
+            f = _foundation_total(child)
+            if f > best:
+                best = f
+            if f == 52:
+                ctl[C_GOALP] = idx
+                ctl[C_GOALC] = code
+                outcome = WON
+                break
+            _encode(child, params, enc, order)
+            if nrec >= max_nodes:
+                # is it new? only then does the budget matter
+                if _find(w, recs, table, gen)[1] < 0:
+                    outcome = UNKNOWN
                     break
-                _encode(child, params, enc, order)
-                if nrec >= max_nodes:
-                    # is it new? only then does the budget matter
-                    if _find(w, recs, table, tgen, gen)[1] < 0:
-                        outcome = UNKNOWN
-                        break
-                    continue
-                if nrec == recs.shape[0]:
-                    cap = min(2 * nrec, max_nodes)
-                    nr = np.empty((cap, REC_WORDS), dtype=np.uint64)
-                    nr[:nrec] = recs[:nrec]
-                    recs = nr
-                    np_ = np.empty(cap, dtype=np.int32)
-                    np_[:nrec] = parent[:nrec]
-                    parent = np_
-                    nc = np.empty(cap, dtype=np.int32)
-                    nc[:nrec] = mcode[:nrec]
-                    mcode = nc
-                    nh = np.empty(cap, dtype=np.int64)
-                    nh[:hsize] = heap[:hsize]
-                    heap = nh
-                if 2 * (nrec + 1) > table.shape[0]:
-                    tsize = table.shape[0] * 2
-                    table = np.zeros(tsize, dtype=np.int32)
-                    tgen = np.zeros(tsize, dtype=np.int32)
-                    gen = 1
-                    for e in range(nrec):
-                        s = np.int64(_hash(recs[e]) & np.uint64(tsize - 1))
-                        while tgen[s] == gen:
-                            s = (s + 1) & (tsize - 1)
-                        tgen[s] = gen
-                        table[s] = e
-                e, inserted = _lookup_insert(w, recs, nrec, table, tgen, gen)
-                if inserted:
-                    parent[nrec] = idx
-                    mcode[nrec] = code
-                    hsize = heap_push(heap, hsize, (np.int64(_heuristic(child, rel, params)) << 32) | (0xFFFFFFFF - nrec))
-                    nrec += 1
-    sol = np.zeros(0, dtype=np.int64)
-    if outcome == WON:
-        # path of codes root -> goal
-        plen = 0 if goal_parent == -1 else 1
+                continue
+            if nrec == recs.shape[0]:
+                cap = min(2 * nrec, max_nodes)
+                nr = np.empty((cap, REC_WORDS), dtype=np.uint64)
+                nr[:nrec] = recs[:nrec]
+                recs = nr
+                np_ = np.empty(cap, dtype=np.int32)
+                np_[:nrec] = parent[:nrec]
+                parent = np_
+                nc = np.empty(cap, dtype=np.int32)
+                nc[:nrec] = mcode[:nrec]
+                mcode = nc
+                nh = np.empty(cap, dtype=np.int64)
+                nh[:hsize] = heap[:hsize]
+                heap = nh
+            if 2 * (nrec + 1) > table.shape[0]:
+                table = _rehash(recs, nrec, table.shape[0] * 2)
+                gen = 1
+            e, inserted = _lookup_insert(w, recs, nrec, table, gen)
+            if inserted:
+                parent[nrec] = idx
+                mcode[nrec] = code
+                hsize = heap_push(heap, hsize, (np.int64(_heuristic(child, rel, params)) << 32) | (0xFFFFFFFF - nrec))
+                nrec += 1
+    ctl[C_HSIZE] = hsize
+    ctl[C_NREC] = nrec
+    ctl[C_NODES] = nodes
+    ctl[C_BEST] = best
+    ctl[C_GEN] = gen
+    ctl[C_OUTCOME] = outcome
+    return recs, parent, mcode, heap, table
+
+
+@nb.njit(cache=True)
+def _solution(start, rel, params, parent, mcode, goal_parent, goal_code):
+    """The winning line from position ``start`` (as given, before safe moves), safe moves included."""
+    plen = 0 if goal_parent == -1 else 1
+    e = goal_parent
+    while e > 0:
+        plen += 1
+        e = parent[e]
+    path = np.zeros(plen, dtype=np.int64)
+    if goal_parent != -1:
+        path[plen - 1] = goal_code
         e = goal_parent
+        k = plen - 2
         while e > 0:
-            plen += 1
+            path[k] = mcode[e]
+            k -= 1
             e = parent[e]
-        path = np.zeros(plen, dtype=np.int64)
-        if goal_parent != -1:
-            path[plen - 1] = goal_code
-            e = goal_parent
-            k = plen - 2
-            while e > 0:
-                path[k] = mcode[e]
-                k -= 1
-                e = parent[e]
-        # replay from the given start, recording safe moves too
-        out = np.zeros(plen + 64, dtype=np.int64)  # at most 52 safe moves in all
-        rs = start
-        nout = _closure(rs, rel, params, out, 0)
-        for k in range(plen):
-            _apply_code(rs, path[k], params)
-            out[nout] = path[k]
-            nout += 1
-            nout = _closure(rs, rel, params, out, nout)
-        sol = out[:nout].copy()
-    return outcome, nodes, best, sol, recs, parent, mcode, heap, table, tgen, gen
+    # replay from the given start, recording safe moves too
+    out = np.zeros(plen + 64, dtype=np.int64)  # at most 52 safe moves in all
+    rs = start.copy()
+    nout = _closure(rs, rel, params, out, 0)
+    for k in range(plen):
+        _apply_code(rs, path[k], params)
+        out[nout] = path[k]
+        nout += 1
+        nout = _closure(rs, rel, params, out, nout)
+    return out[:nout].copy()
+
 
 
 @nb.njit(cache=True)
@@ -692,6 +752,7 @@ class SolverRules:
     unlimited: bool
     empty: int
     max_nodes: int
+    max_seconds: float = 0.0  # CPU seconds per deal, 0 for no limit (not reproducible: depends on the machine)
 
     @property
     def ncols(self) -> int:
@@ -703,21 +764,24 @@ class SolverRules:
 
 
 class Workspace:
-    """The search's tables, kept between deals so easy deals do not pay for allocation."""
+    """The search's tables, kept between deals so easy deals do not pay for allocation.
+
+    The position table's slots carry a generation stamp (``gen``): a new search takes the next stamp instead of
+    clearing the table; after GEN_MAX searches the table is cleared once.
+    """
 
     def __init__(self, capacity: int = 1 << 14) -> None:
         self.recs = np.zeros((capacity, REC_WORDS), dtype=np.uint64)
         self.parent = np.zeros(capacity, dtype=np.int32)
         self.mcode = np.zeros(capacity, dtype=np.int32)
         self.heap = np.zeros(capacity, dtype=np.int64)
-        self.table = np.zeros(4 * capacity, dtype=np.int32)
-        self.tgen = np.zeros(4 * capacity, dtype=np.int32)
+        self.table = np.zeros(4 * capacity, dtype=np.uint64)
         self.gen = 0
 
     def next_gen(self) -> int:
         self.gen += 1
-        if self.gen >= 2**31 - 1:
-            self.tgen[:] = 0
+        if self.gen > GEN_MAX:
+            self.table[:] = 0
             self.gen = 1
         return self.gen
 
@@ -743,25 +807,43 @@ def _warm_up() -> None:
     st[O_FND + 1] = 13
     st[O_FND + 0] = 12
     rules = SolverRules(LAYOUT_EIGHT, BUILD_SUIT, 0, False, False, EMPTY_ANY, 10)
-    ws = Workspace(16)
-    _solve(st, rel, rules.params(), ws.recs, ws.parent, ws.mcode, ws.heap, ws.table, ws.tgen, np.int32(1))
+    solve_state(st, rel, rules, Workspace(16))
+
+
+SLICE_NODES = 20_000  # expansions between two looks at the clock when max_seconds is set
 
 
 def solve_state(st: np.ndarray, rel: np.ndarray, rules: SolverRules, ws: Workspace | None = None) -> Solution:
-    """Solve an arbitrary position (uint8[STATE_SIZE]) with relative ranks rel (int64[52])."""
-    _warm_up()
+    """Solve an arbitrary position (uint8[STATE_SIZE]) with relative ranks rel (int64[52]).
+
+    With ``rules.max_seconds`` the search runs in slices of SLICE_NODES expansions and stops with ``unknown``
+    once this process has spent that many CPU seconds on the deal (so the verdict may depend on the machine).
+    """
+    if not _WARM[0]:
+        _warm_up()
     ws = ws or Workspace()
     params = rules.params()
     st = np.array(st, dtype=np.uint8, copy=True)
-    gen = ws.next_gen()
+    start = st.copy()
+    ctl = np.zeros(CTL_SIZE, dtype=np.int64)
     t0 = time.perf_counter()
-    outcome, nodes, best, sol, recs, parent, mcode, heap, table, tgen, gen2 = _solve(
-        st, rel, params, ws.recs, ws.parent, ws.mcode, ws.heap, ws.table, ws.tgen, np.int32(gen)
-    )
+    c0 = time.process_time()
+    _search_start(st, rel, params, ws.recs, ws.parent, ws.mcode, ws.heap, ws.table, ws.next_gen(), ctl)
+    limit = float(rules.max_seconds)
+    ctl[C_STOP] = SLICE_NODES if limit > 0 else np.iinfo(np.int64).max
+    while ctl[C_OUTCOME] == RUNNING:
+        ws.recs, ws.parent, ws.mcode, ws.heap, ws.table = _search(
+            rel, params, ws.recs, ws.parent, ws.mcode, ws.heap, ws.table, ctl)
+        if ctl[C_OUTCOME] == RUNNING:
+            if time.process_time() - c0 >= limit:
+                ctl[C_OUTCOME] = UNKNOWN
+            ctl[C_STOP] += SLICE_NODES
+    ws.gen = int(ctl[C_GEN])
+    sol = np.zeros(0, dtype=np.int64)
+    if ctl[C_OUTCOME] == WON:
+        sol = _solution(start, rel, params, ws.parent, ws.mcode, ctl[C_GOALP], ctl[C_GOALC])
     seconds = time.perf_counter() - t0
-    ws.recs, ws.parent, ws.mcode, ws.heap, ws.table, ws.tgen = recs, parent, mcode, heap, table, tgen
-    ws.gen = int(gen2)
-    return Solution(int(outcome), int(nodes), int(best), sol, seconds)
+    return Solution(int(ctl[C_OUTCOME]), int(ctl[C_NODES]), int(ctl[C_BEST]), sol, seconds)
 
 
 def deal_position(deal: np.ndarray, rules: SolverRules) -> tuple[np.ndarray, np.ndarray]:

@@ -29,6 +29,7 @@ from engine.registry import GameSpec, PlayResult
 from engine.rules import switch
 
 MAX_NODES_HI = 100_000_000  # about 100 bytes of memory per stored position
+MAX_SECONDS_HI = 86_400
 EMPTY_CODES = {"any": EMPTY_ANY, "kings": EMPTY_TOP_RANK, "none": EMPTY_NONE}
 
 
@@ -44,6 +45,9 @@ class BakersGameRules:
     empty_column: str = switch("any", "what an empty column takes: any card or run, kings (a King or a run headed by one), none",
                                choices=("any", "kings", "none"))
     max_nodes: int = switch(2_000_000, "positions the solver may store before it answers unknown", lo=1, hi=MAX_NODES_HI)
+    max_seconds: int = switch(0, "CPU seconds the solver may spend on one deal before it answers unknown (0: no limit); "
+                              "NOT reproducible: a deal near the limit may get another verdict on another machine or load",
+                              lo=0, hi=MAX_SECONDS_HI)
 
 
 PRESETS: dict[str, dict] = {"standard": {}}
@@ -51,7 +55,7 @@ PRESETS: dict[str, dict] = {"standard": {}}
 
 def solver_rules(rules: BakersGameRules, build: int = BUILD_SUIT) -> SolverRules:
     return SolverRules(LAYOUT_EIGHT, build, rules.cells, False, rules.sequence_move == "unlimited",
-                       EMPTY_CODES[rules.empty_column], int(rules.max_nodes))
+                       EMPTY_CODES[rules.empty_column], int(rules.max_nodes), float(rules.max_seconds))
 
 
 def reference_rules(rules: BakersGameRules, build: str = "suit") -> reference.Rules:
