@@ -123,7 +123,7 @@ MAX_NODES_HI = 200_000_000  # the table holds at most 2 x this many 12-byte slot
 class FourPilesRules:
     build: str = switch("any_suit", "any_suit: a foundation builds up by rank regardless of suit; same_suit: in the "
                         "suit of its Ace", choices=("any_suit", "same_suit"))
-    piles: int = switch(4, "piles dealt to, one card each per deal: 4, or 6 ('Old Fashioned' in PySolFC)", lo=4, hi=6)
+    piles: int = switch(4, "piles dealt to, one card each per deal: 4, or 6 ('Old Fashioned' in PySolFC)", choices=(4, 6))
     mid_deal_plays: bool = switch(False, "true: plays may be made after every card dealt, not only after a whole deal")
     strategy: str = switch(
         "greedy",

@@ -18,7 +18,13 @@ Sound pruning, and why.
 1. Duplicate positions: a position's future does not depend on how it was
    reached, so a position already in the table is never expanded again.  The
    table keeps the whole position (64 bytes), not a hash of it, so two
-   different positions are never confused.
+   different positions are never confused.  The 64-byte record holds every
+   position of up to MAXCOLS = 10 columns and MAXCELLS = 8 cells: the cards in
+   cells (sorted), a 0xFE separator, then each non-empty column's cards bottom
+   first and a 0xFF terminator, padded with 0xFD.  Cards on the foundations are
+   not stored, so a record needs at most 52 + 1 + 10 = 63 bytes.  With the
+   parent link (4 bytes), the move (4), the heap entry (8) and two hash slots
+   (2 x 8) a stored position costs about 100 bytes.
 2. Canonical order: columns and cells are interchangeable (no rule depends on
    which column or cell a card is in), so positions are stored with the cells
    sorted and the non-empty columns sorted by their deepest card.
@@ -106,14 +112,19 @@ TO_EMPTY, TO_CELL, TO_FOUNDATION = 52, 53, 54
 
 # --- position layout in one uint8 array -------------------------------------
 WIDTH = 64  # room per column; a column never holds more than 52 cards
-MAXCOLS = 8
+MAXCOLS = 10
 MAXCELLS = 8
 O_LEN = MAXCOLS * WIDTH  # column heights
 O_CELL = O_LEN + MAXCOLS  # cells, NOCARD when free
 O_FND = O_CELL + MAXCELLS  # foundation heights per suit
 STATE_SIZE = O_FND + 4
 NOCARD = 255
-REC_WORDS = 8  # a stored position: 64 bytes
+REC_WORDS = 8  # a stored position: 64 bytes (at most 52 cards + 1 + one 0xFF per non-empty column = 63)
+# generated moves: src | pos << POS_SHIFT | dst << DST_SHIFT
+SRC_CELL = MAXCOLS  # src MAXCOLS + j: cell j
+DST_CELL, DST_FND = MAXCOLS, MAXCOLS + 1
+POS_SHIFT, DST_SHIFT = 5, 11
+SRC_MASK = (1 << POS_SHIFT) - 1
 
 # params vector
 P_NCOLS, P_NCELLS, P_BUILD, P_WRAP, P_UNLIMITED, P_EMPTY, P_MAXNODES, P_W = range(8)
@@ -348,10 +359,10 @@ def _heuristic(st, rel, params):
 
 @nb.njit(cache=True)
 def _gen_moves(st, rel, params, mv):
-    """All moves of the position (safe foundation moves are already done): codes src|pos<<4|dst<<10.
+    """All moves of the position (safe foundation moves are already done): codes src|pos<<5|dst<<11.
 
-    src 0..7 a column (pos = index of the run's deepest card), 8..15 a cell;
-    dst 0..7 a column, 8 a cell, 9 the foundation.
+    src 0..MAXCOLS-1 a column (pos = index of the run's deepest card), SRC_CELL + j cell j;
+    dst 0..MAXCOLS-1 a column, DST_CELL a cell, DST_FND the foundation.
     """
     ncols = params[P_NCOLS]
     ncells = params[P_NCELLS]
@@ -377,7 +388,7 @@ def _gen_moves(st, rel, params, mv):
         base = i * WIDTH
         top = st[base + n - 1]
         if _ready(top, st, rel):
-            mv[nm] = i | ((n - 1) << 4) | (9 << 10)
+            mv[nm] = i | ((n - 1) << POS_SHIFT) | (DST_FND << DST_SHIFT)
             nm += 1
         rs = _run_start(st, i, rel, params)
         for p in range(n - 1, rs - 1, -1):
@@ -388,27 +399,27 @@ def _gen_moves(st, rel, params, mv):
                     if k == i or st[O_LEN + k] == 0:
                         continue
                     if _accepts(head, st[k * WIDTH + st[O_LEN + k] - 1], rel, params):
-                        mv[nm] = i | (p << 4) | (k << 10)
+                        mv[nm] = i | (p << POS_SHIFT) | (k << DST_SHIFT)
                         nm += 1
             if first_empty >= 0 and p > 0 and length <= cap_empty and _empty_takes(head, rel, params):
-                mv[nm] = i | (p << 4) | (first_empty << 10)
+                mv[nm] = i | (p << POS_SHIFT) | (first_empty << DST_SHIFT)
                 nm += 1
         if free > 0:
-            mv[nm] = i | ((n - 1) << 4) | (8 << 10)
+            mv[nm] = i | ((n - 1) << POS_SHIFT) | (DST_CELL << DST_SHIFT)
             nm += 1
     for j in range(ncells):
         c = st[O_CELL + j]
         if c == NOCARD:
             continue
         if _ready(c, st, rel):
-            mv[nm] = (8 + j) | (9 << 10)
+            mv[nm] = (SRC_CELL + j) | (DST_FND << DST_SHIFT)
             nm += 1
         for k in range(ncols):
             if st[O_LEN + k] > 0 and _accepts(c, st[k * WIDTH + st[O_LEN + k] - 1], rel, params):
-                mv[nm] = (8 + j) | (k << 10)
+                mv[nm] = (SRC_CELL + j) | (k << DST_SHIFT)
                 nm += 1
         if first_empty >= 0 and _empty_takes(c, rel, params):
-            mv[nm] = (8 + j) | (first_empty << 10)
+            mv[nm] = (SRC_CELL + j) | (first_empty << DST_SHIFT)
             nm += 1
     return nm
 
@@ -416,21 +427,21 @@ def _gen_moves(st, rel, params, mv):
 @nb.njit(cache=True)
 def _apply(st, m, params):
     """Apply a generated move; return its card code (head * 64 + target)."""
-    src = m & 15
-    pos = (m >> 4) & 63
-    dst = m >> 10
-    if src >= 8:
-        head = st[O_CELL + src - 8]
-        st[O_CELL + src - 8] = NOCARD
+    src = m & SRC_MASK
+    pos = (m >> POS_SHIFT) & 63
+    dst = m >> DST_SHIFT
+    if src >= SRC_CELL:
+        head = st[O_CELL + src - SRC_CELL]
+        st[O_CELL + src - SRC_CELL] = NOCARD
         length = 1
     else:
         n = st[O_LEN + src]
         head = st[src * WIDTH + pos]
         length = n - pos
-    if dst == 9:
+    if dst == DST_FND:
         target = TO_FOUNDATION
         st[O_FND + head // 13] += 1
-    elif dst == 8:
+    elif dst == DST_CELL:
         target = TO_CELL
         for j in range(params[P_NCELLS]):
             if st[O_CELL + j] == NOCARD:
@@ -439,13 +450,13 @@ def _apply(st, m, params):
     else:
         d = st[O_LEN + dst]
         target = TO_EMPTY if d == 0 else st[dst * WIDTH + d - 1]
-        if src >= 8:
+        if src >= SRC_CELL:
             st[dst * WIDTH + d] = head
         else:
             for t in range(length):
                 st[dst * WIDTH + d + t] = st[src * WIDTH + pos + t]
         st[O_LEN + dst] = d + length
-    if src < 8:
+    if src < SRC_CELL:
         st[O_LEN + src] = pos
     return np.int64(head) * 64 + target
 
@@ -460,7 +471,7 @@ def _apply_code(st, code, params):
     pos = 0
     for j in range(params[P_NCELLS]):
         if st[O_CELL + j] == head:
-            src = 8 + j
+            src = SRC_CELL + j
     if src < 0:
         for i in range(ncols):
             for p in range(np.int64(st[O_LEN + i])):
@@ -470,9 +481,9 @@ def _apply_code(st, code, params):
     if src < 0:
         return False
     if target == TO_FOUNDATION:
-        dst = 9
+        dst = DST_FND
     elif target == TO_CELL:
-        dst = 8
+        dst = DST_CELL
     elif target == TO_EMPTY:
         dst = -1
         for i in range(ncols):
@@ -488,7 +499,7 @@ def _apply_code(st, code, params):
                 break
     if dst < 0:
         return False
-    m = src | (pos << 4) | (dst << 10)
+    m = src | (pos << POS_SHIFT) | (dst << DST_SHIFT)
     _apply(st, m, params)
     return True
 

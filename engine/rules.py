@@ -21,7 +21,11 @@ class RuleError(ValueError):
 
 @dataclass(frozen=True)
 class Switch:
-    """What one switch accepts.  ``choices`` for enumerations and booleans, ``lo``/``hi`` for integers."""
+    """What one switch accepts.
+
+    ``choices`` for enumerations; ``lo``/``hi`` for integers, or ``choices`` for an integer switch that allows only
+    a few values (Auld Lang Syne's 4 or 6 piles), so ``patience games`` prints exactly what is allowed.
+    """
 
     name: str
     default: Any
@@ -36,6 +40,8 @@ class Switch:
             return "true, false"
         if self.kind == "choice":
             return ", ".join(self.choices)
+        if self.choices:
+            return ", ".join(str(c) for c in self.choices)
         hi = "" if self.hi is None else str(self.hi)
         return f"an integer in {self.lo}..{hi}" if hi else f"an integer >= {self.lo}"
 
@@ -60,6 +66,8 @@ class Switch:
                 raise bad
             if (self.lo is not None and value < self.lo) or (self.hi is not None and value > self.hi):
                 raise bad
+            if self.choices and value not in self.choices:
+                raise bad
             return value
         text = value.strip() if isinstance(value, str) else value
         if text not in self.choices:
@@ -77,6 +85,8 @@ def switch(default: Any, doc: str, *, choices: tuple[str, ...] = (), lo: int | N
         kind = "bool"
     elif isinstance(default, int):
         kind = "int"
+        if choices and default not in choices:
+            raise ValueError(f"default {default!r} not among choices {choices}")
     else:
         kind = "choice"
         if default not in choices:

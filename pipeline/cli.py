@@ -61,6 +61,28 @@ def _handled(fn):
     return wrapper
 
 
+class _reading:
+    """Around a command that reads runs: a reader's failure (pyarrow, polars) on a damaged part becomes one
+    line naming the part and the repair, exit 1 (pipeline.store.find_damaged); anything else passes."""
+
+    def __init__(self, *run_dirs: str | None):
+        self.run_dirs = [r for r in run_dirs if r is not None]
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind, exc, tb) -> bool:
+        if exc is None or isinstance(exc, (BadInput, RunFailed)) or not isinstance(exc, Exception):
+            return False
+        from pipeline.store import find_damaged
+
+        for run_dir in self.run_dirs:
+            damaged = find_damaged(run_dir)
+            if damaged is not None:
+                raise damaged from None
+        return False
+
+
 def _int_opt(option: str, text: str | None, lo: int = 0, hi: int | None = None) -> int | None:
     """An integer option, parsed here so that a bad one is named with its value."""
     if text is None:
@@ -189,7 +211,7 @@ def _text(value: Any) -> str:
 @app.command()
 @_handled
 def report(
-    run_dir: Annotated[Path, typer.Argument(help="a results folder written by `patience run`")],
+    run_dir: Annotated[str, typer.Argument(help="a results folder written by `patience run` (a path or s3://bucket/prefix)")],
     format: Annotated[str, typer.Option("--format", help="table, markdown, csv, json or html (self-contained, with charts)")] = "table",
     output: Annotated[Optional[Path], typer.Option(help="write to this file instead of stdout")] = None,
 ) -> None:
@@ -198,19 +220,20 @@ def report(
 
     _choice("--format", format, REPORT_FORMATS)
     _output_target(output)
-    if format == "html":
-        from pipeline.html_report import render_html
+    with _reading(run_dir):
+        if format == "html":
+            from pipeline.html_report import render_html
 
-        text = render_html(build_report(run_dir))
-    else:
-        text = RENDERERS[format](build_report(run_dir))
+            text = render_html(build_report(run_dir))
+        else:
+            text = RENDERERS[format](build_report(run_dir))
     _emit(text, output)
 
 
 @app.command()
 @_handled
 def query(
-    run_dir: Annotated[Path, typer.Argument(help="a results folder written by `patience run`")],
+    run_dir: Annotated[str, typer.Argument(help="a results folder written by `patience run` (a path or s3://bucket/prefix)")],
     sql: Annotated[str, typer.Argument(help='polars SQL over the table `deals`, e.g. "SELECT variant, avg(rounds) FROM deals GROUP BY variant"')],
     format: Annotated[str, typer.Option("--format", help="table, csv, json or parquet")] = "table",
     output: Annotated[Optional[Path], typer.Option(help="write to this file instead of stdout (required for parquet)")] = None,
@@ -225,7 +248,8 @@ def query(
     _output_target(output)
     if format == "parquet" and output is None:
         raise BadInput("option --format parquet: needs --output FILE; allowed: --output results.parquet")
-    df = run_query(run_dir, sql)
+    with _reading(run_dir):
+        df = run_query(run_dir, sql)
     if format == "parquet":
         df.write_parquet(output)
         return
@@ -247,8 +271,8 @@ def query(
 @app.command()
 @_handled
 def compare(
-    run_dir: Annotated[Path, typer.Argument(help="a results folder written by `patience run`")],
-    run_b: Annotated[Optional[Path], typer.Argument(help="a second run of the same deals: its variants vs RUN_DIR's")] = None,
+    run_dir: Annotated[str, typer.Argument(help="a results folder written by `patience run` (a path or s3://bucket/prefix)")],
+    run_b: Annotated[Optional[str], typer.Argument(help="a second run of the same deals: its variants vs RUN_DIR's")] = None,
     baseline: Annotated[Optional[str], typer.Option(help="the variant the others are compared with (default: the study's first)")] = None,
     variant: Annotated[Optional[list[str]], typer.Option("--variant", help="compare only this variant (repeatable)")] = None,
     format: Annotated[str, typer.Option("--format", help="table, markdown, csv or json")] = "table",
@@ -260,7 +284,8 @@ def compare(
 
     _choice("--format", format, COMPARE_FORMATS)
     _output_target(output)
-    text = COMPARE_RENDERERS[format](compare_command(run_dir, run_b, baseline, variant))
+    with _reading(run_dir, run_b):
+        text = COMPARE_RENDERERS[format](compare_command(run_dir, run_b, baseline, variant))
     _emit(text, output)
 
 
@@ -284,7 +309,7 @@ def plan(
 @app.command()
 @_handled
 def verify(
-    run_dir: Annotated[Path, typer.Argument(help="a results folder written by `patience run`")],
+    run_dir: Annotated[str, typer.Argument(help="a results folder written by `patience run` (a path or s3://bucket/prefix)")],
     show: Annotated[str, typer.Option("--show", metavar="INT", help="refusals and part problems listed (the rest are counted)")] = "20",
 ) -> None:
     """Check every part against the manifest and replay every stored solution with the reference; exit 1 if any fails."""

@@ -102,6 +102,7 @@ class RayExecutor:
     def __init__(self, address: str | None = None, num_cpus: int | None = None, max_in_flight: int | None = None,
                  on_wait: Callable[[str], None] | None = None):
         self.address = address or os.environ.get("RAY_ADDRESS") or None
+        self._address_source = "option --address" if address else "RAY_ADDRESS"
         self.num_cpus = num_cpus
         self.max_in_flight = max_in_flight
         self.on_wait = on_wait or (lambda message: None)  # visible messages while the cluster has no CPU
@@ -114,6 +115,7 @@ class RayExecutor:
             import logging
 
             if self.address:
+                check_reachable(self.address, self._address_source)  # a dead address fails in seconds, not after Ray's minutes of retries
                 ray.init(address=self.address, logging_level=logging.WARNING, log_to_driver=False)
             else:
                 ray.init(
@@ -233,6 +235,30 @@ class RayExecutor:
         except ray.exceptions.RayError as exc:
             first = str(exc).strip().splitlines()[0]
             raise UnitFailed(key, f"{type(exc).__name__}: {first}") from None
+
+
+def check_reachable(address: str, what: str = "option --address", timeout: float = 5.0) -> None:
+    """Refuse (BadInput) a ``host:port`` Ray address where nothing accepts a connection.
+
+    ``ray.init`` retries an address for minutes before it gives up; a TCP connect answers at once for a closed
+    port and within ``timeout`` for a host that does not answer.  ``auto`` and ``ray://`` addresses are left to Ray.
+    """
+    import socket
+
+    from pipeline.errors import BadInput
+
+    if address == "auto" or "://" in address:
+        return
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit() or not host:
+        raise BadInput(f"{what}: value {address!r} is not an address; allowed: host:port of a running "
+                       "Ray head, auto, or ray://host:port")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise BadInput(f"{what}: nothing answers at {address} ({reason}); allowed: host:port of a "
+                       "running Ray head (ray start --head prints it), auto, or ray://host:port") from None
 
 
 def make_executor(backend: str, address: str | None = None, num_cpus: int | None = None,

@@ -418,7 +418,7 @@ def _figure_html(chart_id: str, svg: str, caption: str) -> str:
 
 def render_html(report: Report) -> str:
     """The whole report as one HTML document (a string)."""
-    run_dir = Path(report.run_dir)
+    run_dir = report.run_dir  # a path or a storage URI (Path would fold s3:// into s3:/)
     manifest = read_manifest(run_dir)
     variants = list(report.rows["variant"])
     declared = list(manifest.get("config", {}).get("variants", {}))

@@ -46,6 +46,7 @@ import numpy as np
 from pipeline.errors import BadInput
 from pipeline.intervals import Z95, wilson
 from pipeline.parts import LOST, UNKNOWN, WON, pair_counts  # noqa: F401 (pair_counts: part of this module's API)
+from pipeline.storage import open_run
 
 METHOD = "Newcombe hybrid score interval for paired proportions (Newcombe 1998, method 10)"
 TEST = "McNemar exact test (two-sided binomial on the discordant deals)"
@@ -345,19 +346,17 @@ def _counts(base: tuple[Path, str, Any], others: list[tuple[Path, str, Any]]) ->
     return paired_counts(side(*base), [side(*o) for o in others])
 
 
-def _check_run(run_dir: Path, what: str) -> dict[str, Any]:
+def _check_run(run_dir, what: str) -> dict[str, Any]:
     from pipeline.store import read_manifest
 
-    run_dir = Path(run_dir)
-    if not run_dir.is_dir():
-        raise BadInput(f"{what} {run_dir}: no such folder; allowed: a folder written by `patience run`")
+    run_dir.check_exists(what)  # a RunStore (pipeline.storage): a local folder or a storage prefix
     return read_manifest(run_dir)
 
 
 def compare_run(run_dir: str | Path, baseline: str | None = None,
                 variants: Sequence[str] | None = None) -> ComparisonSet:
     """Each variant of a run against the baseline (default: the study's first variant)."""
-    run_dir = Path(run_dir)
+    run_dir = open_run(run_dir)
     manifest = _check_run(run_dir, "RUN_DIR")
     declared = list(manifest.get("config", {}).get("variants", {}))
     states = _sides(run_dir)
@@ -407,7 +406,7 @@ def same_deals_problem(a: dict[str, Any], b: dict[str, Any]) -> str | None:
 
 def compare_runs(run_a: str | Path, run_b: str | Path, variants: Sequence[str] | None = None) -> ComparisonSet:
     """The same variant(s) in two runs, paired on deal index; refused unless both played the same deals."""
-    run_a, run_b = Path(run_a), Path(run_b)
+    run_a, run_b = open_run(run_a), open_run(run_b, "RUN_B")
     ma = _check_run(run_a, "RUN_DIR")
     mb = _check_run(run_b, "RUN_B")
     problem = same_deals_problem(ma, mb)
@@ -443,7 +442,7 @@ def compare_runs(run_a: str | Path, run_b: str | Path, variants: Sequence[str] |
 def _run_labels(run_a: Path, run_b: Path, ma: dict, mb: dict) -> tuple[str, str]:
     la, lb = str(ma.get("study", run_a.name)), str(mb.get("study", run_b.name))
     if la == lb:
-        la, lb = run_a.resolve().name, run_b.resolve().name
+        la, lb = run_a.label(), run_b.label()
     if la == lb:
         la, lb = "A", "B"
     return la, lb

@@ -26,7 +26,6 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import unquote
 
 import numpy as np
 
@@ -38,10 +37,11 @@ READ_THREADS = 2  # background readers: one block ahead on every side
 
 @dataclass(frozen=True)
 class Part:
-    path: Path
+    path: Path | str  # a local Path, or what pyarrow opens with ``filesystem`` (object storage)
     lo: int  # smallest deal index in the file
     hi: int  # largest
     rows: int
+    filesystem: object = None
 
 
 @dataclass
@@ -53,23 +53,25 @@ class Block:
     hi: int
 
 
-def variant_folders(run_dir: Path) -> dict[str, Path]:
-    """variant name -> its ``variant=`` folder, for every folder holding at least one part, in name order.
+def variant_folders(run_dir) -> dict[str, list[tuple[Path | str, object]]]:
+    """variant name -> its completed parts as (path, pyarrow file system), for every variant with a part.
 
-    The same files :func:`pipeline.report.scan_deals` reads (``PARTS_GLOB``); names are percent-decoded
-    as hive partitioning decodes them.
+    The parts :func:`pipeline.store.run_parts` lists (the one listing every reader uses: strays are left
+    out with a warning, a damaged part ends the command); variants in the study's order.
     """
-    from pipeline.store import PARTS_GLOB
+    from pipeline.store import run_parts
 
-    folders = sorted({path.parent for path in Path(run_dir).glob(PARTS_GLOB)})
-    return {unquote(folder.name.removeprefix("variant=")): folder for folder in folders}
+    listing = run_parts(run_dir)
+    store, fs = listing.store, listing.store.filesystem
+    where = (lambda rel: Path(store.read_path(rel))) if fs is None else store.read_path  # noqa: E731
+    return {name: [(where(p.rel), fs) for p in parts] for name, parts in listing.by_variant().items()}
 
 
-def _deal_range(path: Path) -> tuple[int, int, int]:
+def _deal_range(path: Path | str, filesystem=None) -> tuple[int, int, int]:
     """(lo, hi, rows) of a part from its footer; reads the ``deal`` column only if statistics are missing."""
     import pyarrow.parquet as pq
 
-    meta = pq.read_metadata(path)
+    meta = pq.read_metadata(path, filesystem=filesystem)
     rows = meta.num_rows
     if rows == 0:
         return (0, -1, 0)
@@ -86,20 +88,19 @@ def _deal_range(path: Path) -> tuple[int, int, int]:
         lo = stats.min if lo is None else min(lo, stats.min)
         hi = stats.max if hi is None else max(hi, stats.max)
     if lo is None:
-        deals = pq.read_table(path, columns=["deal"]).column("deal").to_numpy()
+        deals = pq.read_table(path, columns=["deal"], filesystem=filesystem).column("deal").to_numpy()
         lo, hi = int(deals.min()), int(deals.max())
     return (int(lo), int(hi), rows)
 
 
-def blocks_of(folder: Path) -> list[Block]:
-    """The folder's parts as disjoint blocks in deal order (overlapping parts merged into one block)."""
-    from pipeline.store import PARTS_GLOB
-
+def blocks_of(files: list[tuple[Path | str, object]]) -> list[Block]:
+    """A variant's parts (from :func:`variant_folders`) as disjoint blocks in deal order (overlapping parts
+    merged into one block)."""
     parts = []
-    for path in sorted(folder.glob(PARTS_GLOB.split("/", 1)[1])):
-        lo, hi, rows = _deal_range(path)
+    for path, fs in files:
+        lo, hi, rows = _deal_range(path, fs)
         if rows:
-            parts.append(Part(path, lo, hi, rows))
+            parts.append(Part(path, lo, hi, rows, fs))
     parts.sort(key=lambda p: (p.lo, p.hi))
     blocks: list[Block] = []
     for p in parts:
@@ -111,12 +112,12 @@ def blocks_of(folder: Path) -> list[Block]:
     return blocks
 
 
-def _states_of_part(path: Path) -> tuple[np.ndarray, np.ndarray]:
+def _states_of_part(path: Path | str, filesystem=None) -> tuple[np.ndarray, np.ndarray]:
     """(deal indices, states) of one part file, in file order."""
     import pyarrow.parquet as pq
 
     # ParquetFile, not read_table: no dataset discovery per file (about half the time on small parts)
-    with pq.ParquetFile(path, read_dictionary=["outcome"]) as f:
+    with pq.ParquetFile(path, read_dictionary=["outcome"], filesystem=filesystem) as f:
         table = f.read(columns=["deal", "outcome"])
     deals = table.column("deal").to_numpy()
     outcome = table.column("outcome").combine_chunks()
@@ -132,7 +133,8 @@ def _states_of_part(path: Path) -> tuple[np.ndarray, np.ndarray]:
 
 def read_block(block: Block, where: str, variant: str) -> tuple[np.ndarray, np.ndarray]:
     """(sorted deal indices, states) of a block; BadInput when a deal appears twice."""
-    pieces = [_states_of_part(p.path) for p in block.parts]
+    pieces = [_states_of_part(p.path) if p.filesystem is None else _states_of_part(p.path, p.filesystem)
+              for p in block.parts]
     deals = pieces[0][0] if len(pieces) == 1 else np.concatenate([d for d, _ in pieces])
     states = pieces[0][1] if len(pieces) == 1 else np.concatenate([s for _, s in pieces])
     steps = np.diff(deals)

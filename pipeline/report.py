@@ -26,21 +26,37 @@ from engine.outcomes import OUTCOMES
 from engine.registry import game_names, get_game
 from pipeline.errors import BadInput
 from pipeline.intervals import Z95, wilson
-from pipeline.store import PARTS_GLOB, read_manifest
+from pipeline.storage import open_run
+from pipeline.store import read_manifest
 
 
 
-def scan_deals(run_dir: Path) -> pl.LazyFrame:
-    """The per-deal table of a run (``deal``, ``variant``, ``outcome``, ``won``, ...), lazily."""
-    run_dir = Path(run_dir)
-    if not any(run_dir.glob(PARTS_GLOB)):  # nothing finished yet: an empty table of the right shape
-        manifest = read_manifest(run_dir)
+def scan_deals(run_dir) -> pl.LazyFrame:
+    """The per-deal table of a run (``deal``, ``variant``, ``outcome``, ``won``, ...), lazily.
+
+    Only the parts the run completed are read (:func:`pipeline.store.run_parts`: a stray file is ignored
+    with a warning, a damaged part ends the command naming it).  ``run_dir``: a path or a storage URI.
+    """
+    from pipeline.store import run_parts
+
+    manifest = read_manifest(run_dir)
+    listing = run_parts(run_dir, manifest)
+    if not listing.parts:  # nothing finished yet: an empty table of the right shape
         columns = manifest.get("columns") or {"deal": "int64", "outcome": "string", "won": "bool", "rounds": "int32",
                                                "moves": "int32", "cards_left": "int16"}
         schema = {k: pl.String if v == "string" else pl.Series(np.empty(0, dtype=v)).dtype for k, v in columns.items()}
         return pl.DataFrame(schema={**schema, "variant": pl.String}).lazy()
+    store = listing.store
+    if not store.local:  # object storage: pyarrow reads it, with the store's own file system and credentials
+        import pyarrow as pa
+        import pyarrow.dataset as ds
+
+        hive = ds.partitioning(pa.schema([("variant", pa.string())]), flavor="hive")
+        dataset = ds.dataset(listing.read_paths(), filesystem=store.filesystem, format="parquet",
+                             partitioning=hive, partition_base_dir=store.read_path(""))
+        return pl.scan_pyarrow_dataset(dataset)
     return pl.scan_parquet(
-        str(run_dir / PARTS_GLOB),
+        listing.read_paths(),
         hive_partitioning=True,
         hive_schema={"variant": pl.String},  # a variant named "1" or "true" stays text
         try_parse_hive_dates=False,
@@ -141,9 +157,8 @@ def _variant_figures(hist: pl.DataFrame, outcomes: list[str]) -> dict[str, Any]:
 
 def build_report(run_dir: str | Path) -> Report:
     """One row per variant: deals, wins, win rate + Wilson 95%, outcome counts, rounds of won deals, reference."""
-    run_dir = Path(run_dir)
-    if not run_dir.is_dir():
-        raise BadInput(f"RUN_DIR {run_dir}: no such folder; allowed: a folder written by `patience run`")
+    run_dir = open_run(run_dir)  # a local folder or an object-storage prefix
+    run_dir.check_exists("RUN_DIR")
     manifest = read_manifest(run_dir)
     game = manifest.get("game", "")
     outcomes = list(manifest.get("outcomes") or _game_outcomes(game))
@@ -327,14 +342,21 @@ RENDERERS: dict[str, Callable[[Report], str]] = {
 
 
 def run_query(run_dir: str | Path, sql: str) -> pl.DataFrame:
-    """Polars SQL over the per-deal table, registered as ``deals``.  BadInput for bad SQL."""
-    run_dir = Path(run_dir)
-    if not run_dir.is_dir():
-        raise BadInput(f"RUN_DIR {run_dir}: no such folder; allowed: a folder written by `patience run`")
+    """Polars SQL over the per-deal table, registered as ``deals``.  BadInput for bad SQL.
+
+    A failure while reading is put on a damaged part when one is found (exit 1), not on the SQL.
+    """
+    from pipeline.store import find_damaged
+
+    run_dir = open_run(run_dir)
+    run_dir.check_exists("RUN_DIR")
     read_manifest(run_dir)
     ctx = pl.SQLContext(deals=scan_deals(run_dir))
     try:
         return ctx.execute(sql).collect()
-    except (pl.exceptions.PolarsError, ValueError, TypeError) as exc:
+    except (pl.exceptions.PolarsError, OSError, ValueError, TypeError) as exc:
+        damaged = find_damaged(run_dir) if not isinstance(exc, pl.exceptions.SQLSyntaxError) else None
+        if damaged is not None:
+            raise damaged from None
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise BadInput(f"SQL {sql!r}: {first}; allowed: polars SQL over the table `deals`") from None

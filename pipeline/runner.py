@@ -35,7 +35,7 @@ from engine import ENGINE_VERSION
 from pipeline.config import Study
 import numpy as np
 
-from pipeline.errors import RunFailed
+from pipeline.errors import BadInput, RunFailed
 from pipeline.executors import ClusterLost, UnitFailed, make_executor
 from pipeline.store import (
     RunLock,
@@ -222,6 +222,8 @@ def run_study(
         t0 = time.perf_counter()
         try:  # before anything is written: a cluster that cannot be joined leaves no trace
             executor.__enter__()
+        except BadInput:
+            raise
         except Exception as exc:  # noqa: BLE001 - Ray raises many kinds; the message is what matters
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise RunFailed(f"cannot start the {backend} backend ({address or 'local'}): {first}") from None

@@ -30,15 +30,18 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import time
 import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pipeline.errors import BadInput, StorageError
+from pipeline.errors import BadInput, RunFailed, StorageError
+from pipeline.storage import RunStore, first_line, open_run
 
 MANIFEST = "run.json"
 UNIT_LOG = "units.jsonl"
@@ -86,14 +89,21 @@ def part_complete(run_dir: Path, relpath: str, count: int, key: str) -> bool:
     return meta.num_rows == count and kv.get(b"patience.unit", b"").decode() == key
 
 
-def read_manifest(run_dir: Path) -> dict[str, Any]:
-    path = run_dir / MANIFEST
-    if not path.is_file():
-        raise BadInput(f"{run_dir}: not a run folder (no {MANIFEST}); allowed: a folder written by `patience run`")
+def read_manifest(run_dir) -> dict[str, Any]:
+    """The run's run.json (``run_dir``: a path, a URI or a RunStore).  BadInput when missing or unreadable."""
+    store = open_run(run_dir)
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise BadInput(f"{path}: cannot be read as a manifest ({exc}); allowed: a run.json written by `patience run`") from None
+        data = store.read_bytes(MANIFEST)
+    except OSError as exc:
+        raise BadInput(f"{store.where(MANIFEST)}: cannot be read ({first_line(exc)}); "
+                       "allowed: a run folder written by `patience run`") from None
+    if data is None:
+        raise BadInput(f"{store.where()}: not a run folder (no {MANIFEST}); allowed: a folder written by `patience run`")
+    try:
+        return json.loads(data)
+    except ValueError as exc:
+        raise BadInput(f"{store.where(MANIFEST)}: cannot be read as a manifest ({exc}); "
+                       "allowed: a run.json written by `patience run`") from None
 
 
 def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:
@@ -356,3 +366,199 @@ def _holder(rec: dict[str, Any]) -> str:
     if not rec:
         return "holder not yet recorded"
     return f"host {rec.get('host', '?')}, pid {rec.get('pid', '?')}, since {rec.get('since', '?')}"
+
+
+# --- readers: the parts the run completed ----------------------------------------------------------
+
+
+class DamagedPart(RunFailed):
+    """A part the run recorded cannot be read: exit 1, naming the file and the repair."""
+
+
+@dataclass(frozen=True)
+class PartRef:
+    """One part the run completed: its unit's variant and deal range, and where it is in the run."""
+
+    variant: str
+    first: int
+    last: int
+    rel: str  # relative to the run root: variant=<encoded>/part-<first>-<last>.parquet
+
+
+@dataclass
+class RunParts:
+    """What :func:`run_parts` found: the completed parts (variants in the study's order, then by deal) and strays."""
+
+    store: RunStore
+    parts: list[PartRef]
+    strays: list[str]
+
+    def by_variant(self) -> dict[str, list[PartRef]]:
+        out: dict[str, list[PartRef]] = {}
+        for p in self.parts:
+            out.setdefault(p.variant, []).append(p)
+        return out
+
+    def read_paths(self) -> list[str]:
+        return [self.store.read_path(p.rel) for p in self.parts]
+
+    def damaged(self, rel: str, why: str) -> DamagedPart:
+        return damaged_part(self.store, rel, why)
+
+
+def damaged_part(store: RunStore, rel: str, why: str) -> DamagedPart:
+    return DamagedPart(f"{store.where(rel)}: a part this run completed is damaged ({why}); "
+                       "delete it and rerun the study, which resumes and plays that unit again")
+
+
+def plan_of_manifest(manifest: dict[str, Any]):
+    """The run's :class:`UnitPlan`, rebuilt from run.json alone (no deals file read); None for an odd manifest."""
+    from types import SimpleNamespace
+
+    from pipeline.config import DealSource
+    from pipeline.work_units import UnitPlan
+
+    try:
+        config = manifest["config"]
+        variants = list(config["variants"])
+        src = config["deal_source"]
+        kind, count = src["kind"], int(src["deals"])
+        numbers = None
+        if kind == "microsoft":
+            import numpy as np
+
+            from engine.deals import parse_number_ranges
+
+            numbers = np.asarray(parse_number_ranges(src["microsoft_deals"]), dtype=np.int64)
+        elif kind not in ("seeded", "file"):
+            return None
+        source = DealSource(kind=kind, count=count, seed=src.get("seed"), numbers=numbers)
+        batch_size = int(config["batch_size"])
+        if batch_size < 1 or not variants:
+            return None
+        return UnitPlan(SimpleNamespace(source=source, batch_size=batch_size, variants=variants))
+    except Exception:  # noqa: BLE001 - an older or hand-made manifest: fall back to names alone
+        return None
+
+
+_warned: set[str] = set()
+
+
+def warn(message: str) -> None:
+    """One line on stderr, once per process for the same text (a command may list a run several times)."""
+    import sys
+
+    if message not in _warned:
+        _warned.add(message)
+        sys.stderr.write(f"patience: warning: {message}\n")
+
+
+STRAYS_SHOWN = 5
+LEGACY_PART = re.compile(r"part-(\d+)-(\d+)")
+
+
+def _tail_problem(path: str) -> str | None:
+    """Why a local file cannot be a whole Parquet file (size and the footer's magic bytes), or None."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError as exc:
+        return f"cannot be opened: {exc.strerror}"
+    try:
+        size = os.fstat(fd).st_size
+        if size < 12:
+            return f"{size} bytes, too short for a Parquet file"
+        tail = os.pread(fd, 8, size - 8)
+    finally:
+        os.close(fd)
+    if tail[4:] != b"PAR1":
+        return "no Parquet footer at its end: truncated or overwritten"
+    if int.from_bytes(tail[:4], "little") > size - 12:
+        return "its footer length runs past the start of the file: truncated"
+    return None
+
+
+def run_parts(run_dir, manifest: dict[str, Any] | None = None, *, check: bool = True,
+              warn_strays: bool = True) -> RunParts:
+    """The parts a run completed: the one listing every reader (report, query, compare, html, verify) uses.
+
+    A file under a ``variant=`` folder is a part of the run when its folder and name are exactly those of
+    a unit of the run's plan (rebuilt from run.json: :func:`plan_of_manifest`).  Parts are written
+    atomically, so such a file is a finished unit.  Anything else there (a stray copy, a file of another
+    run, a partial download) is left out of every reader and named in one warning on stderr.
+
+    With ``check`` each part is checked cheaply for damage (locally: its size and the footer's magic
+    bytes at its end, one small read; on object storage: its listed size), and a damaged one raises
+    :class:`DamagedPart` (exit 1) naming the file and the repair.  Damage a cheap check cannot see (a
+    footer intact over corrupted pages) is found when a reader fails: :func:`find_damaged`.
+    """
+    from urllib.parse import unquote
+
+    from pipeline.work_units import PART_NAME, variant_dir
+
+    store = open_run(run_dir)
+    if manifest is None:
+        manifest = read_manifest(store)
+    plan = plan_of_manifest(manifest)
+    declared = list((manifest.get("config") or {}).get("variants") or {})
+    order = {v: i for i, v in enumerate(declared)}
+    parts: list[PartRef] = []
+    strays: list[str] = []
+    sizes: dict[str, int | None] = {}
+    for folder, sub, size in store.variant_files():
+        rel = f"{folder}/{sub}"
+        variant = unquote(folder[len("variant="):])
+        if plan is not None:  # the run's own units, by folder and name
+            m = PART_NAME.fullmatch(sub)
+            ok = m is not None and variant_dir(variant) == folder
+            if ok:
+                first, last = int(m.group(1)), int(m.group(2))
+                ok = plan.locate(variant, first, last) is not None
+        else:  # a manifest that records no plan (hand-made): every Parquet file of a declared variant
+            m = LEGACY_PART.match(sub)
+            first, last = (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+            ok = "/" not in sub and sub.endswith(".parquet") and (variant in order or not order)
+        if ok:
+            parts.append(PartRef(variant, first, last, rel))
+            sizes[rel] = size
+        else:
+            strays.append(rel)
+    parts.sort(key=lambda p: (order.get(p.variant, len(order)), p.variant, p.first))
+    strays.sort()
+    if strays and warn_strays:
+        shown = ", ".join(store.where(s) for s in strays[:STRAYS_SHOWN])
+        more = f" and {len(strays) - STRAYS_SHOWN} more" if len(strays) > STRAYS_SHOWN else ""
+        warn(f"ignoring {len(strays)} file(s) in variant= folders that are not parts of this run: {shown}{more}")
+    listing = RunParts(store, parts, strays)
+    if check:
+        for p in parts:
+            if store.local:
+                why = _tail_problem(store.read_path(p.rel))
+            else:
+                size = sizes.get(p.rel)
+                why = f"{size} bytes, too short for a Parquet file" if size is not None and size < 12 else None
+            if why:
+                raise listing.damaged(p.rel, why)
+    return listing
+
+
+def find_damaged(run_dir, listing: RunParts | None = None) -> DamagedPart | None:
+    """After a reader failed: the first completed part that cannot be read whole, as a DamagedPart (or None).
+
+    Footers first (cheap), then every part read whole; only ever run on the way to an error.
+    """
+    try:
+        listing = listing or run_parts(run_dir)
+    except DamagedPart as exc:
+        return exc
+    except Exception:  # noqa: BLE001 - no listing: nothing to blame on a part
+        return None
+    store = listing.store
+    for full in (False, True):
+        for p in listing.parts:
+            try:
+                with store.parquet_file(p.rel) as f:
+                    if full:
+                        f.read()
+            except Exception as exc:  # noqa: BLE001 - whatever pyarrow says, the part is unreadable
+                return listing.damaged(p.rel, f"cannot be read: {first_line(exc)}")
+    return None

@@ -5,11 +5,14 @@ of millions of rows verifies in flat memory):
 
 1. **Parts against the plan.**  The units are planned again from the config
    the manifest records (deal source, batch size, variants), exactly as
-   ``patience run`` planned them.  Each unit's part must exist, hold its
+   ``patience run`` planned them.  Each unit's part must exist (else
+   *missing*), be readable whole, every column (else *damaged*), hold its
    ``count`` rows and its unit key in the footer (what resume trusts, see
-   :func:`pipeline.store.part_complete`), and its ``deal`` column must be the
-   unit's deal indices in order.  A part file that no unit names is a problem
-   too (reports would count its rows).
+   :func:`pipeline.store.part_complete`), record in its footer the variant and
+   the resolved rules the manifest gives that variant, and its ``deal`` column
+   must be the unit's deal indices in order (else *wrong*).  A file in a
+   ``variant=`` folder that no unit names is *extra* (the readers ignore it,
+   with a warning: :func:`pipeline.store.run_parts`).
 2. **Solutions replayed.**  The unit's deals are generated again from the
    manifest (seeded, deals file or Microsoft numbers, by the worker's own
    :func:`pipeline.unit.make_decks`), and every stored ``solution`` of a
@@ -27,13 +30,13 @@ whose deals cannot be regenerated).
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
-from urllib.parse import unquote
 
 import numpy as np
 
@@ -42,8 +45,9 @@ from engine.registry import GameSpec, get_game, uses_solver
 from engine.rules import RuleError
 from pipeline.config import DealSource, _read_deals_lines, _Where
 from pipeline.errors import BadInput
-from pipeline.store import MANIFEST, PARTS_GLOB, read_manifest
-from pipeline.work_units import PART_NAME, UnitPlan, WorkUnit, make_task
+from pipeline.storage import first_line, open_run
+from pipeline.store import MANIFEST, read_manifest, run_parts
+from pipeline.work_units import UnitPlan, WorkUnit, make_task
 from pipeline.unit import make_decks
 
 DEFAULT_SHOW = 20  # refusals and part problems listed; the rest are counted
@@ -69,6 +73,7 @@ class Verification:
     units_ok: int = 0
     part_problems: list[str] = field(default_factory=list)
     part_problem_count: int = 0
+    problem_kinds: dict[str, int] = field(default_factory=dict)  # missing / extra / damaged / wrong -> count
     confirmed: dict[str, int] = field(default_factory=dict)  # variant -> wins whose solution replayed
     refused: dict[str, int] = field(default_factory=dict)  # variant -> refused rows
     refusals: list[Refusal] = field(default_factory=list)
@@ -80,8 +85,9 @@ class Verification:
     def ok(self) -> bool:
         return self.part_problem_count == 0 and sum(self.refused.values()) == 0
 
-    def part_problem(self, text: str) -> None:
+    def part_problem(self, text: str, kind: str = "wrong") -> None:
         self.part_problem_count += 1
+        self.problem_kinds[kind] = self.problem_kinds.get(kind, 0) + 1
         if len(self.part_problems) < self.show:
             self.part_problems.append(text)
 
@@ -94,8 +100,8 @@ class Verification:
 # --- rebuilding the run from its manifest --------------------------------------------------------
 
 
-def _bad(run_dir: Path, problem: str) -> BadInput:
-    return BadInput(f"{run_dir / MANIFEST}: {problem}; allowed: a run.json written by `patience run`")
+def _bad(run_dir, problem: str) -> BadInput:
+    return BadInput(f"{open_run(run_dir).where(MANIFEST)}: {problem}; allowed: a run.json written by `patience run`")
 
 
 def _deal_source(run_dir: Path, game: GameSpec, src: Any) -> DealSource:
@@ -112,7 +118,7 @@ def _deal_source(run_dir: Path, game: GameSpec, src: Any) -> DealSource:
             return DealSource(kind="microsoft", count=len(numbers), ranges=src["microsoft_deals"], numbers=numbers)
         if kind == "file":
             path = Path(src["deals_file"])
-            lines = _read_deals_lines(path, game, _Where(f"deals file of the run ({run_dir / MANIFEST})", {}))
+            lines = _read_deals_lines(path, game, _Where(f"deals file of the run ({open_run(run_dir).where(MANIFEST)})", {}))
             digest = hashlib.sha256("\n".join(lines).encode()).hexdigest()
             if digest != src.get("sha256"):
                 raise BadInput(f"deals file {path}: changed since the run (its sha256 differs from the manifest's); "
@@ -134,7 +140,7 @@ def _study_of(run_dir: Path, manifest: dict[str, Any]) -> SimpleNamespace:
     except RuleError as exc:
         raise _bad(run_dir, str(exc)) from None
     except Exception as exc:  # noqa: BLE001 - a game module that does not import: say which, in one line
-        raise BadInput(f"{run_dir / MANIFEST}: game {manifest.get('game')!r} cannot be loaded "
+        raise BadInput(f"{open_run(run_dir).where(MANIFEST)}: game {manifest.get('game')!r} cannot be loaded "
                        f"({type(exc).__name__}: {exc}); allowed: a run of a game this installation can play") from None
     config = manifest.get("config")
     if not isinstance(config, dict) or not isinstance(config.get("variants"), dict):
@@ -159,34 +165,58 @@ def _study_of(run_dir: Path, manifest: dict[str, Any]) -> SimpleNamespace:
 # --- checking ------------------------------------------------------------------------------------
 
 
-def _read_part(run_dir: Path, unit: WorkUnit, v: Verification, wanted: list[str]):
-    """The unit's table (only ``wanted`` columns that exist), or None after recording what is wrong."""
-    import pyarrow.parquet as pq
+def _read_part(run_dir, unit: WorkUnit, v: Verification, wanted: list[str], rules_json: dict[str, Any]):
+    """The unit's table (only ``wanted`` columns that exist), or None after recording what is wrong.
 
-    path = run_dir / unit.relpath
-    if not path.is_file():
-        v.part_problem(f"{unit.relpath}: missing")
+    Every column is read (a damaged page anywhere is found), one part at a time.
+    """
+    store = open_run(run_dir)
+    try:
+        pf = store.parquet_file(unit.relpath)
+    except FileNotFoundError:
+        v.part_problem(f"{unit.relpath}: missing", "missing")
+        return None
+    except Exception as exc:  # noqa: BLE001 - any unreadable file is a damaged part
+        v.part_problem(f"{unit.relpath}: damaged, cannot be read ({type(exc).__name__}: {first_line(exc)})", "damaged")
         return None
     try:
-        pf = pq.ParquetFile(path)
-        meta = pf.metadata
-        key = (meta.metadata or {}).get(b"patience.unit", b"").decode()
-        if meta.num_rows != unit.count:
-            v.part_problem(f"{unit.relpath}: {meta.num_rows} rows, the unit has {unit.count}")
-            return None
-        if key != unit.key:
-            v.part_problem(f"{unit.relpath}: its footer names unit {key or '(none)'!r}, not {unit.key!r}")
-            return None
-        names = set(pf.schema_arrow.names)
-        table = pf.read(columns=[c for c in wanted if c in names])
-    except Exception as exc:  # noqa: BLE001 - any unreadable file is a broken part
-        v.part_problem(f"{unit.relpath}: cannot be read ({type(exc).__name__}: {exc})")
+        with pf:
+            meta = pf.metadata
+            kv = meta.metadata or {}
+            key = kv.get(b"patience.unit", b"").decode()
+            table = pf.read()
+    except Exception as exc:  # noqa: BLE001 - any unreadable file is a damaged part
+        v.part_problem(f"{unit.relpath}: damaged, cannot be read ({type(exc).__name__}: {first_line(exc)})", "damaged")
         return None
+    if meta.num_rows != unit.count:
+        v.part_problem(f"{unit.relpath}: {meta.num_rows} rows, the unit has {unit.count}")
+        return None
+    if key != unit.key:
+        v.part_problem(f"{unit.relpath}: its footer names unit {key or '(none)'!r}, not {unit.key!r}")
+        return None
+    recorded_variant = kv.get(b"patience.variant", b"").decode()
+    if recorded_variant != unit.variant:
+        v.part_problem(f"{unit.relpath}: its footer names variant {recorded_variant or '(none)'!r}, "
+                       f"not {unit.variant!r}")
+        return None
+    try:
+        rules = json.loads(kv.get(b"patience.rules", b"null"))
+    except ValueError:
+        rules = None
+    expected = rules_json.get(unit.variant)
+    if rules != expected:
+        differ = sorted(k for k in set(rules or {}) | set(expected or {})
+                        if (rules or {}).get(k) != (expected or {}).get(k)) if isinstance(rules, dict) else []
+        what = f"differ in {', '.join(differ)}" if differ else "are missing or unreadable"
+        v.part_problem(f"{unit.relpath}: the rules in its footer {what} from the manifest's for "
+                       f"variant {unit.variant!r}")
+        return None
+    names = set(table.column_names)
     for col in ("deal", "outcome"):
         if col not in names:
             v.part_problem(f"{unit.relpath}: no {col!r} column")
             return None
-    return table
+    return table.select([c for c in wanted if c in names])
 
 
 def verify_run(run_dir: Path, show: int = DEFAULT_SHOW,
@@ -197,8 +227,8 @@ def verify_run(run_dir: Path, show: int = DEFAULT_SHOW,
     not a run folder or its deals cannot be made again.
     """
     t0 = time.perf_counter()
-    run_dir = Path(run_dir)
-    if not run_dir.is_dir():
+    run_dir = open_run(run_dir)  # a local folder or an object-storage prefix
+    if not run_dir.root_exists():
         raise BadInput(f"{run_dir}: no such folder; allowed: a results folder written by `patience run`")
     manifest = read_manifest(run_dir)
     if not isinstance(manifest, dict):
@@ -220,19 +250,17 @@ def verify_run(run_dir: Path, show: int = DEFAULT_SHOW,
     listed = manifest.get("units")  # manifests before the unit log listed every unit
     if isinstance(listed, list) and listed and len(listed) != len(units):
         v.part_problem(f"the manifest lists {len(listed)} units; its config plans {len(units)}")
-    for path in sorted(run_dir.glob(PARTS_GLOB)):
-        m = PART_NAME.fullmatch(path.name)
-        variant = unquote(path.parent.name[len("variant="):])
-        if m is None or units.locate(variant, int(m.group(1)), int(m.group(2))) is None:
-            rel = path.relative_to(run_dir).as_posix()
-            v.part_problem(f"{rel}: a part no unit of the run names (reports would count its rows)")
+    listing = run_parts(run_dir, manifest, check=False, warn_strays=False)  # the readers' own listing
+    for rel in listing.strays:
+        v.part_problem(f"{rel}: extra, a file no unit of the run names (reports ignore it)", "extra")
+    rules_json = {name: body.get("rules") for name, body in manifest["config"]["variants"].items()}
 
     wanted = ["deal", "outcome", "solution"]
     decks_at: tuple[int, np.ndarray, np.ndarray] | None = None  # the last chunk's deals (its variants share them)
     for done, unit in enumerate(units):
         if on_unit is not None:
             on_unit(done, len(units))
-        table = _read_part(run_dir, unit, v, wanted)
+        table = _read_part(run_dir, unit, v, wanted, rules_json)
         if table is None:
             continue
         deal = table.column("deal").to_numpy()
@@ -282,7 +310,8 @@ def render(v: Verification) -> str:
     """The verification as text: what was checked, what was confirmed, every problem (up to ``show``)."""
     lines = [f"{v.run_dir}: {v.game}, run {v.status}; {v.units} work units, {v.units_ok} parts complete and in order"]
     if v.part_problem_count:
-        lines.append(f"part problems: {v.part_problem_count}")
+        kinds = ", ".join(f"{n:,} {k}" for k, n in sorted(v.problem_kinds.items()))
+        lines.append(f"part problems: {v.part_problem_count} ({kinds})")
         lines += [f"  {p}" for p in v.part_problems]
         if v.part_problem_count > len(v.part_problems):
             lines.append(f"  ... and {v.part_problem_count - len(v.part_problems)} more")

@@ -404,7 +404,7 @@ def test_presets_and_defaults() -> None:
 
 
 @pytest.mark.parametrize("setting, message", [
-    ("piles=5", "switch 'piles': value 5 is not allowed; allowed: 4, 6"),
+    ("piles=5", "switch 'piles': value '5' is not allowed; allowed: 4, 6"),
     ("piles=8", "switch 'piles'"),
     ("build=alternate", "switch 'build'"),
     ("max_nodes=0", "switch 'max_nodes'"),

@@ -227,3 +227,35 @@ def test_bad_input_from_the_loader_is_one_line(tmp_path):
         with pytest.raises(BadInput) as info:
             load_study(write_study(tmp_path / "x.yaml", text))
         assert "\n" not in str(info.value) and "allowed" in str(info.value)
+
+
+def test_integer_switch_with_listed_values():
+    """An integer switch that allows only some values says exactly which, and refuses the ones between."""
+    from engine.rules import RuleError, switches
+
+    piles = switches(registry.get_game("auld_lang_syne").rules_type)["piles"]
+    assert piles.allowed() == "4, 6"
+    assert piles.coerce("6") == 6 and piles.coerce(4) == 4
+    for bad in (5, "5", 3, 7, True):
+        with pytest.raises(RuleError, match=r"switch 'piles': value .* is not allowed; allowed: 4, 6"):
+            piles.coerce(bad)
+
+
+def test_unreachable_ray_address_exit_2_at_once(tmp_path, capsys, monkeypatch):
+    """A Ray address where nothing listens is refused in seconds (ray.init alone retries for minutes)."""
+    import socket
+    import time
+
+    with socket.socket() as s:  # a port that was free a moment ago: nothing listens there now
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.chdir(tmp_path)
+    study = write_study(tmp_path / "s.yaml", _yaml())
+    for address, expected in ((f"127.0.0.1:{port}", f"nothing answers at 127.0.0.1:{port}"),
+                              ("nonsense", "'nonsense' is not an address")):
+        t0 = time.perf_counter()
+        code, _, err = cli(["run", study, "--address", address, "--out", tmp_path / "out"], capsys)
+        assert code == 2 and len(err.strip().splitlines()) == 1, err
+        assert "option --address" in err and expected in err and "allowed" in err, err
+        assert time.perf_counter() - t0 < 30
+        assert not (tmp_path / "out").exists()  # nothing written

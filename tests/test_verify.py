@@ -134,8 +134,8 @@ def test_missing_and_wrong_parts_exit_1(run_copy, capsys):
     assert code == 1
     assert "variant=parlett/part-25-49.parquet: missing" in out
     assert "variant=four_cells/part-50-59.parquet: 9 rows, the unit has 10" in out
-    assert "variant=parlett/part-0-9.parquet: a part no unit of the run names" in out
-    assert "part problems: 3" in out and "4 parts complete" in out
+    assert "variant=parlett/part-0-9.parquet: extra, a file no unit of the run names" in out
+    assert "part problems: 3 (1 extra, 1 missing, 1 wrong)" in out and "4 parts complete" in out
 
 
 def test_a_part_of_another_unit_or_other_deals_is_caught(run_copy, capsys):

@@ -1,0 +1,360 @@
+"""Where a run lives: a local folder or an object-storage prefix, behind one small interface.
+
+Every command that reads or writes a run goes through a :class:`RunStore` made by
+:func:`open_run` from what the user typed (``--out``, ``RUN_DIR``):
+
+* a local path (or ``file://``): :class:`LocalStore`.  Exactly what the run folder
+  always was: a part is written under ``_tmp/`` and renamed into place, run.json is
+  replaced by a rename, ``units.jsonl`` is appended to, ``run.lock`` is a ``flock``.
+  Reads use plain paths, so polars and pyarrow read local files as fast as before.
+* any URI ``pyarrow.fs.FileSystem.from_uri`` understands (``s3://bucket/prefix``,
+  ``gs://...``): :class:`ObjectStore`.  An object PUT is atomic (a reader sees the
+  whole object or none), so a part, run.json and each chunk of the unit log are
+  written straight to their final key, with no rename; resume lists the prefix.
+  Credentials, region and endpoint come from the standard environment and config
+  (for S3: ``AWS_ACCESS_KEY_ID``/``AWS_SECRET_ACCESS_KEY``/``AWS_SESSION_TOKEN``,
+  ``AWS_PROFILE`` and ``~/.aws/config``, ``AWS_REGION``, ``AWS_ENDPOINT_URL``);
+  nothing secret is ever put in a message, run.json or the Parquet metadata, since
+  only the URI the user typed is recorded and shown.
+
+Workers get the run's URI (a string) and open the store themselves
+(:func:`open_run` caches one per process), so no file-system object (and no
+credential) travels through Ray.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from pipeline.errors import BadInput
+
+TMP_DIR = "_tmp"
+
+
+def is_uri(target: str | Path) -> bool:
+    """True for an object-storage URI (``scheme://...``) other than ``file://``."""
+    text = str(target)
+    return "://" in text and not text.startswith("file://")
+
+
+def open_run(target: str | Path, what: str = "RUN_DIR") -> RunStore:
+    """The store of a run: a local folder, or an object-storage prefix for a URI.
+
+    ``what`` names the argument in a bad-input message (``option --out``, ``RUN_DIR``).
+    """
+    if isinstance(target, RunStore):
+        return target
+    text = str(target)
+    if is_uri(text):
+        return _object_store(text.rstrip("/"), what)
+    if text.startswith("file://"):
+        text = text[len("file://"):]
+    return LocalStore(Path(text))
+
+
+@lru_cache(maxsize=16)
+def _object_store(uri: str, what: str) -> ObjectStore:
+    import pyarrow.fs as pafs
+
+    scheme = uri.split("://", 1)[0]
+    try:
+        fs, root = pafs.FileSystem.from_uri(uri)
+    except Exception as exc:  # noqa: BLE001 - pyarrow raises several kinds; the first line is what matters
+        raise BadInput(f"{what} {uri}: not a storage URI pyarrow can open ({first_line(exc)}); "
+                       "allowed: a local path, or s3://bucket/prefix (any URI pyarrow.fs.FileSystem.from_uri "
+                       "understands)") from None
+    root = root.rstrip("/")
+    if not root or (scheme in ("s3", "gs", "gcs") and "/" not in root):
+        raise BadInput(f"{what} {uri}: names a bucket but no prefix; allowed: {scheme}://bucket/prefix "
+                       "(a run needs a folder of its own)")
+    return ObjectStore(uri, fs, root)
+
+
+def first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+class RunStore:
+    """A run's location.  ``rel`` paths use ``/`` and are relative to the run's root."""
+
+    local: bool
+    uri: str  # as the user gave it; what messages and run.json show
+
+    def where(self, rel: str = "") -> str:
+        """The text a message shows for ``rel`` (a local path, or the URI joined with ``rel``)."""
+        return f"{self.uri}/{rel}" if rel else self.uri
+
+    @property
+    def name(self) -> str:
+        """The run folder's own name (the last part of its path or prefix)."""
+        return self.uri.rstrip("/").rsplit("/", 1)[-1]
+
+    def label(self) -> str:
+        """A name that tells two runs apart (the resolved folder name locally)."""
+        return self.name
+
+    def check_exists(self, what: str) -> None:
+        """BadInput unless the run folder (or prefix) exists."""
+        if not self.root_exists():
+            raise BadInput(f"{what} {self.uri}: no such folder; allowed: a folder written by `patience run`")
+
+    def __str__(self) -> str:
+        return self.uri
+
+    # -- reading --------------------------------------------------------------------------------
+    def exists(self, rel: str) -> bool:
+        raise NotImplementedError
+
+    def root_exists(self) -> bool:
+        raise NotImplementedError
+
+    def read_bytes(self, rel: str) -> bytes | None:
+        """The file's bytes, or None when it does not exist."""
+        raise NotImplementedError
+
+    def top_names(self) -> list[str]:
+        """Names directly under the root (files and folders); empty when the root does not exist."""
+        raise NotImplementedError
+
+    def list_tree(self, rel: str) -> Iterator[tuple[str, int]]:
+        """(path relative to ``rel``, size) of every file under folder ``rel``, at any depth."""
+        raise NotImplementedError
+
+    def variant_files(self) -> Iterator[tuple[str, str, int | None]]:
+        """(folder name, path inside it, size or None) of every file under every ``variant=*`` folder."""
+        for name in self.top_names():
+            if name.startswith("variant="):
+                for sub, size in self.list_tree(name):
+                    yield name, sub, size
+
+    def parquet_file(self, rel: str, **kwargs: Any):
+        """A ``pyarrow.parquet.ParquetFile`` of ``rel``."""
+        raise NotImplementedError
+
+    def read_path(self, rel: str) -> str:
+        """What pyarrow (with :attr:`filesystem`) and, locally, polars are given to read ``rel``."""
+        raise NotImplementedError
+
+    @property
+    def filesystem(self):
+        """The pyarrow file system to pass with :meth:`read_path` (None: a local path)."""
+        raise NotImplementedError
+
+    # -- writing --------------------------------------------------------------------------------
+    def write_bytes(self, rel: str, data: bytes) -> None:
+        """Write a whole file atomically (readers see the old one or the new one, never half)."""
+        raise NotImplementedError
+
+    def write_table(self, rel: str, table) -> None:
+        """Write a Parquet file atomically."""
+        raise NotImplementedError
+
+    def delete(self, rel: str) -> None:
+        raise NotImplementedError
+
+    def delete_tree(self, rel: str) -> None:
+        raise NotImplementedError
+
+
+class LocalStore(RunStore):
+    """A run folder on a local (or shared, mounted) file system: temp file and rename, as always."""
+
+    local = True
+
+    def __init__(self, root: Path):
+        self.root = Path(root)
+        self.uri = str(root)
+
+    def where(self, rel: str = "") -> str:
+        return str(self.root / rel) if rel else str(self.root)
+
+    def __repr__(self) -> str:
+        return f"LocalStore({self.root!s})"
+
+    @property
+    def name(self) -> str:
+        return self.root.name
+
+    def label(self) -> str:
+        return self.root.resolve().name
+
+    def check_exists(self, what: str) -> None:
+        if not self.root.is_dir():
+            raise BadInput(f"{what} {self.root}: no such folder; allowed: a folder written by `patience run`")
+
+    def exists(self, rel: str) -> bool:
+        return (self.root / rel).exists()
+
+    def root_exists(self) -> bool:
+        return self.root.exists()
+
+    def read_bytes(self, rel: str) -> bytes | None:
+        try:
+            return (self.root / rel).read_bytes()
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+
+    def top_names(self) -> list[str]:
+        try:
+            return [e.name for e in os.scandir(self.root)]
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+
+    def list_tree(self, rel: str) -> Iterator[tuple[str, int]]:
+        base = self.root / rel
+        stack = [("", base)]
+        while stack:
+            prefix, folder = stack.pop()
+            try:
+                entries = list(os.scandir(folder))
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+            for e in entries:
+                if e.is_dir(follow_symlinks=False):
+                    stack.append((f"{prefix}{e.name}/", Path(e.path)))
+                else:
+                    yield f"{prefix}{e.name}", None  # size read only when needed (see store.run_parts)
+
+    def parquet_file(self, rel: str, **kwargs: Any):
+        import pyarrow.parquet as pq
+
+        return pq.ParquetFile(str(self.root / rel), **kwargs)
+
+    def read_path(self, rel: str) -> str:
+        return str(self.root / rel)
+
+    @property
+    def filesystem(self):
+        return None
+
+    def write_bytes(self, rel: str, data: bytes) -> None:
+        tmp = self.root / TMP_DIR / f"{uuid.uuid4().hex}.tmp"
+        tmp.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            tmp.write_bytes(data)
+            final = self.root / rel
+            final.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(tmp, final)
+        finally:
+            tmp.unlink(missing_ok=True)
+
+    def write_table(self, rel: str, table) -> None:
+        import pyarrow.parquet as pq
+
+        tmp = self.root / TMP_DIR / f"{uuid.uuid4().hex}.tmp"
+        final = self.root / rel
+        try:
+            tmp.parent.mkdir(exist_ok=True)
+            final.parent.mkdir(exist_ok=True)
+            pq.write_table(table, tmp, compression="zstd")
+            os.replace(tmp, final)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+
+    def delete(self, rel: str) -> None:
+        (self.root / rel).unlink(missing_ok=True)
+
+    def delete_tree(self, rel: str) -> None:
+        import shutil
+
+        path = self.root / rel
+        if path.is_dir():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
+
+
+class ObjectStore(RunStore):
+    """A run under an object-storage prefix: every file is one object, written by one atomic PUT."""
+
+    local = False
+
+    def __init__(self, uri: str, fs, root: str):
+        self.uri = uri
+        self.fs = fs
+        self.root = root
+
+    def __repr__(self) -> str:
+        return f"ObjectStore({self.uri})"
+
+    def __reduce__(self):  # travels as its URI: the worker opens its own (its own credentials)
+        return (open_run, (self.uri,))
+
+    def _p(self, rel: str) -> str:
+        return f"{self.root}/{rel}" if rel else self.root
+
+    def exists(self, rel: str) -> bool:
+        import pyarrow.fs as pafs
+
+        return self.fs.get_file_info(self._p(rel)).type != pafs.FileType.NotFound
+
+    def root_exists(self) -> bool:
+        return bool(self.top_names())
+
+    def read_bytes(self, rel: str) -> bytes | None:
+        try:
+            with self.fs.open_input_stream(self._p(rel)) as f:
+                return f.read()
+        except FileNotFoundError:
+            return None
+
+    def _infos(self, rel: str, recursive: bool):
+        import pyarrow.fs as pafs
+
+        sel = pafs.FileSelector(self._p(rel), recursive=recursive, allow_not_found=True)
+        return self.fs.get_file_info(sel)
+
+    def top_names(self) -> list[str]:
+        return [info.base_name for info in self._infos("", False)]
+
+    def list_tree(self, rel: str) -> Iterator[tuple[str, int]]:
+        import pyarrow.fs as pafs
+
+        base = self._p(rel) + "/"
+        for info in self._infos(rel, True):
+            if info.type == pafs.FileType.File:
+                yield info.path[len(base):], info.size
+
+    def parquet_file(self, rel: str, **kwargs: Any):
+        import pyarrow.parquet as pq
+
+        return pq.ParquetFile(self._p(rel), filesystem=self.fs, **kwargs)
+
+    def read_path(self, rel: str) -> str:
+        return self._p(rel)
+
+    @property
+    def filesystem(self):
+        return self.fs
+
+    def write_bytes(self, rel: str, data: bytes) -> None:
+        with self.fs.open_output_stream(self._p(rel)) as f:
+            f.write(data)
+
+    def write_table(self, rel: str, table) -> None:
+        import pyarrow.parquet as pq
+
+        # One PUT (a multipart upload for large parts, completed on close): the key appears whole or not at all.
+        pq.write_table(table, self._p(rel), filesystem=self.fs, compression="zstd")
+
+    def delete(self, rel: str) -> None:
+        try:
+            self.fs.delete_file(self._p(rel))
+        except FileNotFoundError:
+            pass
+
+    def delete_tree(self, rel: str) -> None:
+        import pyarrow.fs as pafs
+
+        info = self.fs.get_file_info(self._p(rel))
+        if info.type == pafs.FileType.Directory:
+            self.fs.delete_dir(self._p(rel))
+        elif info.type == pafs.FileType.File:
+            self.fs.delete_file(self._p(rel))
