@@ -179,7 +179,7 @@ def _run_start(st, i, rel, params):
     return p
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _foundation_total(st):
     return np.int64(st[O_FND]) + st[O_FND + 1] + st[O_FND + 2] + st[O_FND + 3]
 
@@ -189,7 +189,7 @@ def _ready(c, st, rel):
     return st[O_FND + c // 13] == rel[c]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _safe(c, in_cell, alone, st, rel, params):
     """May exposed card c go to its foundation without loss (module docstring, point 3)?"""
     if not _ready(c, st, rel):
@@ -206,7 +206,7 @@ def _safe(c, in_cell, alone, st, rel, params):
     return st[O_FND + 0] >= r and st[O_FND + 3] >= r
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _closure(st, rel, params, out, nout):
     """Apply safe foundation moves until none is left; record them in out[nout:] if out is non-empty."""
     ncols = params[P_NCOLS]
@@ -238,7 +238,7 @@ def _closure(st, rel, params, out, nout):
     return nout
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _encode(st, params, enc, order):
     """Canonical 64-byte form: sorted cells, 0xFE, then non-empty columns by deepest card, each + 0xFF."""
     ncols = params[P_NCOLS]
@@ -326,7 +326,7 @@ def _hash(w):
     return h
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _heuristic(st, rel, params):
     """Lower is more promising: cards still out, cards sitting above a lower card, cells in use."""
     ncols = params[P_NCOLS]
@@ -424,7 +424,7 @@ def _gen_moves(st, rel, params, mv):
     return nm
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _apply(st, m, params):
     """Apply a generated move; return its card code (head * 64 + target)."""
     src = m & SRC_MASK
@@ -513,10 +513,10 @@ GEN_MAX = 4095
 
 
 @nb.njit(cache=True, inline="always")
-def _find(w, recs, table, gen):
-    """Probe for position w: (its slot or the free slot where it would go, its record index or -1, its stamp)."""
+def _find_h(w, h, recs, table, gen):
+    """Probe for position w of hash h: (its slot or the free slot where it would go, its record index or -1,
+    its stamp)."""
     mask = table.shape[0] - 1
-    h = _hash(w)
     slot = np.int64(h & np.uint64(mask))
     g = np.uint64(gen)
     want = (g << np.uint64(20)) | ((h >> np.uint64(44)) & np.uint64(0xFFFFF))
@@ -536,10 +536,20 @@ def _find(w, recs, table, gen):
         slot = (slot + 1) & mask
 
 
+@nb.njit(cache=True, inline="always")
+def _find(w, recs, table, gen):
+    return _find_h(w, _hash(w), recs, table, gen)
+
+
 @nb.njit(cache=True)
 def _lookup_insert(w, recs, nrec, table, gen):
     """Find position w in the table; insert it as record nrec if absent.  Returns (index, inserted)."""
-    slot, e, want = _find(w, recs, table, gen)
+    return _lookup_insert_h(w, _hash(w), recs, nrec, table, gen)
+
+
+@nb.njit(cache=True, inline="always")
+def _lookup_insert_h(w, h, recs, nrec, table, gen):
+    slot, e, want = _find_h(w, h, recs, table, gen)
     if e >= 0:
         return e, False
     table[slot] = (want << np.uint64(32)) | np.uint64(nrec)
@@ -565,13 +575,22 @@ def _rehash(recs, nrec, tsize):
 
 
 # --- the search, resumable: its scalars live in ctl between slices ------------------
-C_HSIZE, C_NREC, C_NODES, C_BEST, C_OUTCOME, C_GOALP, C_GOALC, C_STOP, C_GEN = range(9)
-CTL_SIZE = 9
+(C_HSIZE, C_NREC, C_NODES, C_BEST, C_OUTCOME, C_GOALP, C_GOALC, C_STOP, C_GEN, C_HSIZE2, C_SECOND_AT, C_SECOND_ON,
+ C_SINK) = range(13)
+CTL_SIZE = 13
+KID_CHUNK = 64  # children handled together (their table probes overlap)
+STATE_WORDS = (STATE_SIZE + 7) // 8  # the search's own positions are padded to whole words, copied word by word
 RUNNING = -1
+EXPANDED = 1 << 30  # mcode flag: the record has been expanded (each one is, exactly once)
+CODE_MASK = EXPANDED - 1
+DEPTH_MAX = 1 << 18
+# The second order (started once SECOND_AT positions are stored, 0: never): depth first, ties broken by the
+# guide.  The two orders take turns over one table, so every stored position is still expanded once.
+SECOND_AT = 200_000
 
 
 @nb.njit(cache=True)
-def _search_start(st0, rel, params, recs, parent, mcode, heap, table, gen, ctl):
+def _search_start(st0, rel, params, recs, parent, mcode, depth, heap, table, gen, ctl):
     """Close the root under safe moves, store it, and set ctl for :func:`_search` (st0 is modified)."""
     empty_out = np.zeros(0, dtype=np.int64)
     _closure(st0, rel, params, empty_out, 0)
@@ -581,6 +600,8 @@ def _search_start(st0, rel, params, recs, parent, mcode, heap, table, gen, ctl):
     ctl[C_GOALP] = -2
     ctl[C_GOALC] = -1
     ctl[C_GEN] = gen
+    ctl[C_HSIZE2] = 0
+    ctl[C_SECOND_ON] = 0
     if best == 52:
         ctl[C_GOALP] = -1
         ctl[C_OUTCOME] = WON
@@ -592,97 +613,156 @@ def _search_start(st0, rel, params, recs, parent, mcode, heap, table, gen, ctl):
     _encode(st0, params, enc, order)
     _lookup_insert(enc.view(np.uint64), recs, 0, table, gen)
     parent[0] = -1
-    mcode[0] = -1
+    mcode[0] = -1 & CODE_MASK
+    depth[0] = 0
     ctl[C_NREC] = 1
     ctl[C_HSIZE] = heap_push(heap, 0, (np.int64(_heuristic(st0, rel, params)) << 32) | (0xFFFFFFFF - 0))
     ctl[C_OUTCOME] = RUNNING
 
 
+@nb.njit(cache=True, inline="always")
+def _key2(d, h, idx):
+    """The second order's heap key: deepest first, then the guide, then the newest."""
+    return ((np.int64(DEPTH_MAX - min(d, DEPTH_MAX - 1)) * 4096 + min(h, 4095)) << 32) | (0xFFFFFFFF - idx)
+
+
 @nb.njit(cache=True)
-def _search(rel, params, recs, parent, mcode, heap, table, ctl):
+def _grow(a, n, cap):
+    b = np.empty((cap,) + a.shape[1:], dtype=a.dtype)
+    b[:n] = a[:n]
+    return b
+
+
+@nb.njit(cache=True)
+def _search(rel, params, recs, parent, mcode, depth, heap, heap2, table, ctl):
     """Best-first search from the state in ctl until it is decided or ctl[C_NODES] reaches ctl[C_STOP].
 
-    ctl[C_OUTCOME] becomes WON, UNSOLVABLE (heap empty: every reachable position expanded) or UNKNOWN
+    ctl[C_OUTCOME] becomes WON, UNSOLVABLE (heaps empty: every reachable position expanded) or UNKNOWN
     (max_nodes stored and a new one found), or stays RUNNING (paused; call again to go on).  Returns the work
     arrays, which may have grown.
     """
     max_nodes = params[P_MAXNODES]
     empty_out = np.zeros(0, dtype=np.int64)
-    enc = np.zeros(64, dtype=np.uint8)
-    w = enc.view(np.uint64)
     mv = np.zeros(2048, dtype=np.int64)
     order = np.zeros(MAXCOLS, dtype=np.int64)
-    cur = np.zeros(STATE_SIZE, dtype=np.uint8)
-    child = np.zeros(STATE_SIZE, dtype=np.uint8)
+    cur = np.zeros(STATE_WORDS * 8, dtype=np.uint8)
+    cur_w = cur.view(np.uint64)
+    kids = np.zeros((KID_CHUNK, STATE_WORDS * 8), dtype=np.uint8)
+    encs = np.zeros((KID_CHUNK, 64), dtype=np.uint8)
+    codes = np.zeros(KID_CHUNK, dtype=np.int64)
+    hashes = np.zeros(KID_CHUNK, dtype=np.uint64)
+    sink = np.uint64(0)
     hsize = ctl[C_HSIZE]
+    hsize2 = ctl[C_HSIZE2]
     nrec = ctl[C_NREC]
     nodes = ctl[C_NODES]
     best = ctl[C_BEST]
     gen = ctl[C_GEN]
     stop = ctl[C_STOP]
+    second_at = ctl[C_SECOND_AT]
+    second = ctl[C_SECOND_ON] != 0
     outcome = RUNNING
-    if hsize == 0:
-        outcome = UNSOLVABLE
     while outcome == RUNNING:
-        if hsize == 0:
-            outcome = UNSOLVABLE
-            break
         if nodes >= stop:
             break
-        key, hsize = heap_pop(heap, hsize)
-        idx = 0xFFFFFFFF - (key & 0xFFFFFFFF)
+        if not second and second_at > 0 and nrec >= second_at:
+            # start the second order: every position waiting in the first heap waits in the second too
+            if heap2.shape[0] < recs.shape[0]:
+                heap2 = np.empty(recs.shape[0], dtype=np.int64)
+            hsize2 = 0
+            for t in range(hsize):
+                k = heap[t]
+                e = 0xFFFFFFFF - (k & 0xFFFFFFFF)
+                hsize2 = heap_push(heap2, hsize2, _key2(np.int64(depth[e]), k >> 32, e))
+            second = True
+        # take turns; a position already expanded through the other heap is skipped
+        idx = -1
+        use2 = second and (nodes & 1) == 1
+        while idx < 0 and (hsize > 0 or hsize2 > 0):
+            if (use2 and hsize2 > 0) or hsize == 0:
+                key, hsize2 = heap_pop(heap2, hsize2)
+            else:
+                key, hsize = heap_pop(heap, hsize)
+            e = 0xFFFFFFFF - (key & 0xFFFFFFFF)
+            if (mcode[e] & EXPANDED) == 0:
+                idx = e
+        if idx < 0:
+            outcome = UNSOLVABLE
+            break
+        mcode[idx] |= EXPANDED
         _decode(recs[idx].view(np.uint8), params, cur)
         nodes += 1
+        dchild = np.int64(depth[idx]) + 1
         nm = _gen_moves(cur, rel, params, mv)
-        for q in range(nm):
-            child[:] = cur
-            code = _apply(child, mv[q], params)
-            _closure(child, rel, params, empty_out, 0)
-            f = _foundation_total(child)
-            if f > best:
-                best = f
-            if f == 52:
-                ctl[C_GOALP] = idx
-                ctl[C_GOALC] = code
-                outcome = WON
-                break
-            _encode(child, params, enc, order)
-            if nrec >= max_nodes:
-                # is it new? only then does the budget matter
-                if _find(w, recs, table, gen)[1] < 0:
-                    outcome = UNKNOWN
+        for q0 in range(0, nm, KID_CHUNK):
+            q1 = min(nm, q0 + KID_CHUNK)
+            # every child of the chunk closed and encoded first, its table slot read at once: the cache misses
+            # of the children's probes then overlap instead of coming one after another
+            mask = np.uint64(table.shape[0] - 1)
+            for q in range(q0, q1):
+                ch = kids[q - q0]
+                ch_w = ch.view(np.uint64)
+                for t in range(STATE_WORDS):  # a word loop: much faster than numba's ch[:] = cur
+                    ch_w[t] = cur_w[t]
+                codes[q - q0] = _apply(ch, mv[q], params)
+                _closure(ch, rel, params, empty_out, 0)
+                f = _foundation_total(ch)
+                if f > best:
+                    best = f
+                if f == 52:
+                    ctl[C_GOALP] = idx
+                    ctl[C_GOALC] = codes[q - q0]
+                    outcome = WON
                     break
-                continue
-            if nrec == recs.shape[0]:
-                cap = min(2 * nrec, max_nodes)
-                nr = np.empty((cap, REC_WORDS), dtype=np.uint64)
-                nr[:nrec] = recs[:nrec]
-                recs = nr
-                np_ = np.empty(cap, dtype=np.int32)
-                np_[:nrec] = parent[:nrec]
-                parent = np_
-                nc = np.empty(cap, dtype=np.int32)
-                nc[:nrec] = mcode[:nrec]
-                mcode = nc
-                nh = np.empty(cap, dtype=np.int64)
-                nh[:hsize] = heap[:hsize]
-                heap = nh
-            if 2 * (nrec + 1) > table.shape[0]:
-                table = _rehash(recs, nrec, table.shape[0] * 2)
-                gen = 1
-            e, inserted = _lookup_insert(w, recs, nrec, table, gen)
-            if inserted:
-                parent[nrec] = idx
-                mcode[nrec] = code
-                hsize = heap_push(heap, hsize, (np.int64(_heuristic(child, rel, params)) << 32) | (0xFFFFFFFF - nrec))
-                nrec += 1
+                _encode(ch, params, encs[q - q0], order)
+                hv = _hash(encs[q - q0].view(np.uint64))
+                hashes[q - q0] = hv
+                sink ^= table[np.int64(hv & mask)]
+            if outcome != RUNNING:
+                break
+            for q in range(q0, q1):
+                w = encs[q - q0].view(np.uint64)
+                hv = hashes[q - q0]
+                if nrec >= max_nodes:
+                    # is it new? only then does the budget matter
+                    if _find_h(w, hv, recs, table, gen)[1] < 0:
+                        outcome = UNKNOWN
+                        break
+                    continue
+                if nrec == recs.shape[0]:
+                    cap = min(2 * nrec, max_nodes)
+                    recs = _grow(recs, nrec, cap)
+                    parent = _grow(parent, nrec, cap)
+                    mcode = _grow(mcode, nrec, cap)
+                    depth = _grow(depth, nrec, cap)
+                    heap = _grow(heap, hsize, cap)
+                    if second:
+                        heap2 = _grow(heap2, hsize2, cap)
+                if 2 * (nrec + 1) > table.shape[0]:
+                    table = _rehash(recs, nrec, table.shape[0] * 2)
+                    gen = 1
+                e, inserted = _lookup_insert_h(w, hv, recs, nrec, table, gen)
+                if inserted:
+                    parent[nrec] = idx
+                    mcode[nrec] = codes[q - q0]
+                    depth[nrec] = min(dchild, DEPTH_MAX - 1)
+                    h = np.int64(_heuristic(kids[q - q0], rel, params))
+                    hsize = heap_push(heap, hsize, (h << 32) | (0xFFFFFFFF - nrec))
+                    if second:
+                        hsize2 = heap_push(heap2, hsize2, _key2(dchild, h, nrec))
+                    nrec += 1
+            if outcome != RUNNING:
+                break
     ctl[C_HSIZE] = hsize
+    ctl[C_HSIZE2] = hsize2
+    ctl[C_SECOND_ON] = 1 if second else 0
     ctl[C_NREC] = nrec
     ctl[C_NODES] = nodes
     ctl[C_BEST] = best
     ctl[C_GEN] = gen
     ctl[C_OUTCOME] = outcome
-    return recs, parent, mcode, heap, table
+    ctl[C_SINK] = np.int64(sink & np.uint64(1))
+    return recs, parent, mcode, depth, heap, heap2, table
 
 
 @nb.njit(cache=True)
@@ -699,7 +779,7 @@ def _solution(start, rel, params, parent, mcode, goal_parent, goal_code):
         e = goal_parent
         k = plen - 2
         while e > 0:
-            path[k] = mcode[e]
+            path[k] = mcode[e] & CODE_MASK
             k -= 1
             e = parent[e]
     # replay from the given start, recording safe moves too
@@ -785,7 +865,9 @@ class Workspace:
         self.recs = np.zeros((capacity, REC_WORDS), dtype=np.uint64)
         self.parent = np.zeros(capacity, dtype=np.int32)
         self.mcode = np.zeros(capacity, dtype=np.int32)
+        self.depth = np.zeros(capacity, dtype=np.int32)
         self.heap = np.zeros(capacity, dtype=np.int64)
+        self.heap2 = np.zeros(1, dtype=np.int64)  # the second order's heap, sized when it starts
         self.table = np.zeros(4 * capacity, dtype=np.uint64)
         self.gen = 0
 
@@ -818,7 +900,11 @@ def _warm_up() -> None:
     st[O_FND + 1] = 13
     st[O_FND + 0] = 12
     rules = SolverRules(LAYOUT_EIGHT, BUILD_SUIT, 0, False, False, EMPTY_ANY, 10)
-    solve_state(st, rel, rules, Workspace(16))
+    ws = Workspace(16)
+    solve_state(st, rel, rules, ws)  # won at the root: the search loop itself is compiled below
+    ctl = np.zeros(CTL_SIZE, dtype=np.int64)
+    ctl[C_OUTCOME] = UNSOLVABLE
+    _search(rel, rules.params(), ws.recs, ws.parent, ws.mcode, ws.depth, ws.heap, ws.heap2, ws.table, ctl)
 
 
 SLICE_NODES = 20_000  # expansions between two looks at the clock when max_seconds is set
@@ -839,12 +925,13 @@ def solve_state(st: np.ndarray, rel: np.ndarray, rules: SolverRules, ws: Workspa
     ctl = np.zeros(CTL_SIZE, dtype=np.int64)
     t0 = time.perf_counter()
     c0 = time.process_time()
-    _search_start(st, rel, params, ws.recs, ws.parent, ws.mcode, ws.heap, ws.table, ws.next_gen(), ctl)
+    _search_start(st, rel, params, ws.recs, ws.parent, ws.mcode, ws.depth, ws.heap, ws.table, ws.next_gen(), ctl)
     limit = float(rules.max_seconds)
     ctl[C_STOP] = SLICE_NODES if limit > 0 else np.iinfo(np.int64).max
+    ctl[C_SECOND_AT] = SECOND_AT
     while ctl[C_OUTCOME] == RUNNING:
-        ws.recs, ws.parent, ws.mcode, ws.heap, ws.table = _search(
-            rel, params, ws.recs, ws.parent, ws.mcode, ws.heap, ws.table, ctl)
+        ws.recs, ws.parent, ws.mcode, ws.depth, ws.heap, ws.heap2, ws.table = _search(
+            rel, params, ws.recs, ws.parent, ws.mcode, ws.depth, ws.heap, ws.heap2, ws.table, ctl)
         if ctl[C_OUTCOME] == RUNNING:
             if time.process_time() - c0 >= limit:
                 ctl[C_OUTCOME] = UNKNOWN

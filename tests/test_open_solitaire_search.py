@@ -1,0 +1,89 @@
+"""The open-solitaire search's machinery (issue 11): the position table, the resumable slices, max_seconds.
+
+Verdicts themselves are held to the plain exhaustive search in tests/test_open_solitaire.py; here the
+machinery must be invisible: slicing the search, reusing the table between deals (generation stamps, their
+wrap-around) and the time limit may change nothing but how long a deal may take.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine import open_solitaire as osol
+from engine.cards import DECK_52
+from engine.deals import microsoft_deal, seeded_deals
+from engine.outcomes import UNKNOWN, UNSOLVABLE, WON
+from engine.registry import get_game
+from engine.rules import RuleError
+
+GAMES = ("penguin", "bakers_game", "freecell")
+
+
+def _srules(game: str, **over) -> osol.SolverRules:
+    g = get_game(game)
+    mod = __import__(f"engine.games.{game}", fromlist=["solver_rules"])
+    rules = g.rules(overrides=over)
+    return mod.solver_rules(rules, osol.BUILD_ALTERNATE) if game == "freecell" else mod.solver_rules(rules)
+
+
+def _same(a: osol.Solution, b: osol.Solution) -> bool:
+    return (a.outcome, a.nodes, a.best_foundation) == (b.outcome, b.nodes, b.best_foundation) and np.array_equal(a.codes, b.codes)
+
+
+@pytest.mark.parametrize("game,cells", [("penguin", 7), ("bakers_game", 3), ("freecell", 2)])
+def test_slices_change_nothing(game, cells, monkeypatch):
+    """A search paused every 50 expansions (max_seconds set, far away) ends exactly as one run straight through."""
+    decks = seeded_deals(DECK_52, 99, 0, 6)
+    plain = _srules(game, cells=cells)
+    sliced = _srules(game, cells=cells, max_seconds=3600)
+    assert sliced.max_seconds == 3600 and plain.max_seconds == 0
+    ws = osol.Workspace()
+    whole = [osol.solve_deal(d, plain, ws) for d in decks]
+    monkeypatch.setattr(osol, "SLICE_NODES", 50)
+    parts = [osol.solve_deal(d, sliced, ws) for d in decks]
+    assert all(_same(a, b) for a, b in zip(whole, parts))
+    assert max(s.nodes for s in whole) > 500  # several slices were really taken
+    assert {s.outcome for s in whole} <= {WON, UNSOLVABLE}
+
+
+def test_unsolvable_verdict_survives_slicing(monkeypatch):
+    """Microsoft deal 1 with one cell is unsolvable (the exhaustive search in tests/test_open_solitaire.py)."""
+    rules = _srules("freecell", cells=1, max_seconds=3600)
+    monkeypatch.setattr(osol, "SLICE_NODES", 7)
+    sol = osol.solve_deal(microsoft_deal(1), rules)
+    assert sol.outcome == UNSOLVABLE and sol.nodes == osol.solve_deal(microsoft_deal(1), _srules("freecell", cells=1)).nodes
+
+
+def test_max_seconds_answers_unknown(monkeypatch):
+    """FreeCell 11982 is unsolvable, and proving it takes far more than one CPU second on any machine we know
+    (over a million expansions); with max_seconds 1 the answer is unknown, after the first slice past 1 s."""
+    monkeypatch.setattr(osol, "SLICE_NODES", 2000)
+    rules = _srules("freecell", max_nodes=50_000_000, max_seconds=1)
+    sol = osol.solve_deal(microsoft_deal(11982), rules)
+    assert sol.outcome == UNKNOWN
+    assert sol.nodes % 2000 == 0 and sol.nodes >= 2000
+
+
+def test_table_generations_wrap_around():
+    """Many deals on one Workspace: the generation stamp wraps (the table is cleared once) and nothing leaks
+    from one deal's positions into the next."""
+    decks = seeded_deals(DECK_52, 5, 0, 4)
+    rules = _srules("bakers_game")
+    fresh = [osol.solve_deal(d, rules, osol.Workspace()) for d in decks]
+    ws = osol.Workspace()
+    ws.gen = osol.GEN_MAX - 2
+    again = [osol.solve_deal(d, rules, ws) for d in decks]
+    assert ws.gen < 4
+    assert all(_same(a, b) for a, b in zip(fresh, again))
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_max_seconds_switch(game):
+    """Beside max_nodes, off by default (the default stays reproducible); its one-line doc says it is not."""
+    g = get_game(game)
+    rules = g.rules(overrides={"max_seconds": "30"})
+    assert rules.max_seconds == 30 and g.rules().max_seconds == 0
+    with pytest.raises(RuleError, match="max_seconds"):
+        g.rules(overrides={"max_seconds": -1})
+    assert "not reproducible" in g.switches()["max_seconds"].doc.lower()
