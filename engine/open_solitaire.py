@@ -12,7 +12,38 @@ canonical form.  It answers
                     stored and expanded (the search is exhaustive), and the
                     pruning is sound (see below);
 * ``unknown``    -- when the table would have to hold more than ``max_nodes``
-                    positions.
+                    positions, or (``max_seconds``, off by default) when the
+                    deal has used that many CPU seconds.
+
+The search (issue 11).
+* Two orders, one table.  Positions wait in a heap ordered by the guide
+  (``_heuristic``: lower is more promising).  Once SECOND_AT positions are
+  stored and the deal is still open, a second heap starts, ordered depth
+  first (deepest position first, ties by the guide), holding every position
+  not yet expanded; from then on the two heaps take turns, one expansion
+  each.  A position sits in both heaps but is expanded once, at its first
+  pop (a flag in its move word); a pop of an expanded one is skipped.
+  Exhaustiveness is untouched: every stored position is pushed into the first
+  heap when stored, ``unsolvable`` needs both heaps empty, so every stored
+  position has been expanded and each of its children stored.  The orders
+  only decide which win is found first, and how soon.
+* Slices and the clock.  numba's compiled code cannot read a clock, so with
+  ``max_seconds`` the search runs in slices of SLICE_NODES expansions; its
+  state (heap sizes, counts, the best foundation) lives in an int64 vector
+  between calls and the caller looks at the process's CPU time between two
+  slices (a call costs microseconds; a slice is a few hundredths of a
+  second).  A time limit is not reproducible: the same deal may come out
+  ``unknown`` on a slower or busier machine and decided on another; the
+  default (0, no limit) keeps every figure reproducible through ``max_nodes``.
+* The table.  One uint64 per slot (open addressing, linear probing, at most
+  half full): a 12-bit generation stamp (a slot belongs to the current deal
+  only if its stamp is the current one, so the table is reused between deals
+  without clearing; after GEN_MAX deals it is cleared once), a 20-bit tag
+  (high bits of the position's hash) and the record's index.  A probe reads
+  the record only when the tag matches, and a match is always confirmed on
+  the whole 64-byte record, so two positions are never confused.  The
+  children of one expansion are encoded first and their slots read at once,
+  so their cache misses overlap.
 
 Sound pruning, and why.
 1. Duplicate positions: a position's future does not depend on how it was
