@@ -1,4 +1,4 @@
-"""The exact solver shared by the open solitaires: Penguin, Baker's Game, FreeCell.
+"""The exact solver shared by the open solitaires: Penguin, Baker's Game, FreeCell, Eight Off, Seahaven Towers.
 
 Every card is face up from the start, so "can this deal be won?" has an exact
 answer.  The solver is a greedy best-first search over *positions* (tableau and
@@ -71,11 +71,13 @@ Sound pruning, and why.
    (same head, same target, one card shorter); or (c) leaves c where it is: do
    the same move.  Each replacement is legal in Ti': the head and the target
    card are the same; Ti' has at least the free cells and empty columns of Ti,
-   so the limited-run capacity (free cells + 1) x 2^(empty columns other than
-   the target) is at least as large; the target column is unchanged, since the
-   only card that could go onto c cannot be moving.  Tk is won, so Tk' is won.
+   so the limited-run capacity (see "Sequence moves" below: it never shrinks
+   when cells or columns are freed) is at least as large; the target column is
+   unchanged, since the only card that could go onto c cannot be moving.  Tk
+   is won, so Tk' is won.
    Which cards may be built on c:
-   * same-suit games (Penguin, Baker's Game): only (suit of c, rank below c).
+   * same-suit games (Penguin, Baker's Game, Eight Off, Seahaven Towers): only
+     (suit of c, rank below c).
      If c's relative rank r > 0 that card is already on the foundation (the
      foundation needs c next), so c is always safe.  Without wrap a card of
      relative rank 0 takes nothing, so it is safe too.  With wrap the card of
@@ -103,8 +105,36 @@ Sound pruning, and why.
    against a plain-Python exhaustive search with no pruning at all.
 4. A whole column is never moved into an empty column (same position again).
 
+Sequence moves.  In all these games the rules move one card at a time
+(Solvitaire plays them so); a run moving as one unit is shorthand, and
+``limited`` allows it exactly when single-card moves could do the same through
+free cells and empty columns.  With F free cells and E empty columns other than
+the target, the capacity is
+* (F + 1) x 2^E when empty columns take any card: by induction on E, park the
+  upper half of the run in one empty column (capacity (F + 1) x 2^(E-1) with the
+  other E - 1), move the lower half to the target, and bring the upper half back
+  onto it; with E = 0, the n - 1 upper cards go to cells and come back;
+* F + 1 otherwise (`kings`, `none`, Penguin's `beak_minus_one`), onto a card or
+  into an empty column alike: the n - 1 upper cards go to cells and come back.
+  Empty columns do not count: a run's upper cards are never Kings (ranks fall
+  from the head), so a Kings-only column cannot hold them (PySolFC's rows with
+  base rank King count free cells only, for the same reason; the older formula
+  (F + 1) x 2^E here allowed moves single cards cannot make).  Seahaven Towers
+  states the same rule: moving n cards needs n - 1 free cells.
+Each allowed run move is a sequence of single-card moves, and a single card is a
+run of one, so ``limited`` wins exactly the positions single-card play wins.  The
+capacity need not be the most single cards could ever do (in alternating colours
+a card may also park on another column); it must never exceed it, and never fall
+below 1.  tests/test_eight_off.py checks the verdicts against a plain
+exhaustive search that moves one card at a time.
+
+Layouts.  Penguin: the beak first (reference docstring).  In turn
+(LAYOUT_IN_TURN: Baker's Game, FreeCell with ``columns`` 4..8, Eight Off,
+Seahaven Towers): card k of the first 52 - p goes to column (k mod columns) + 1,
+and the last p (``prefilled`` cells) go to cells 1..p, in that order.
+
 Cards use relative ranks: rel = (rank - base) mod 13, where base is the beak's
-rank in Penguin and the Ace in Baker's Game and FreeCell; foundations build
+rank in Penguin and the Ace in the other games; foundations build
 rel 0, 1, ..., 12 and a foundation's height is the count of its cards.
 
 Moves are recorded by cards, not column numbers (columns are reordered by the
@@ -135,11 +165,17 @@ from engine.reference import open_solitaire as ref
 from engine.registry import Column, PlayResult, new_columns
 
 # --- rule codes passed to the kernels --------------------------------------
-LAYOUT_PENGUIN, LAYOUT_EIGHT = 0, 1  # Penguin's 7 columns with a beak; 8 columns dealt in turn
+LAYOUT_PENGUIN, LAYOUT_IN_TURN = 0, 1  # Penguin's 7 columns with a beak; `columns` columns dealt in turn
+LAYOUT_EIGHT = LAYOUT_IN_TURN  # the historical name (FreeCell's eight columns)
 BUILD_SUIT, BUILD_ALTERNATE = 0, 1
 EMPTY_ANY, EMPTY_TOP_RANK, EMPTY_NONE = 0, 1, 2  # TOP_RANK: relative rank 12 (a King; beak - 1 in Penguin)
 
 TO_EMPTY, TO_CELL, TO_FOUNDATION = 52, 53, 54
+
+# The games' max_seconds switch (its one-line doc, what `patience games GAME` prints, and its bound)
+MAX_SECONDS_DOC = ("CPU seconds the solver may spend on one deal before it answers unknown (0: no limit); NOT "
+                   "reproducible: a deal near the limit may get another verdict on another machine or load")
+MAX_SECONDS_HI = 86_400
 
 # --- position layout in one uint8 array -------------------------------------
 WIDTH = 64  # room per column; a column never holds more than 52 cards
@@ -409,8 +445,17 @@ def _gen_moves(st, rel, params, mv):
             empties += 1
             if first_empty < 0:
                 first_empty = i
-    cap_full = _INF_CAP if unlimited else (free + 1) << empties
-    cap_empty = _INF_CAP if unlimited else ((free + 1) << (empties - 1) if empties > 0 else 0)
+    # limited runs (module docstring, "Sequence moves"): empty columns double the capacity only where they
+    # take any card; otherwise a run is limited to free cells + 1, into an empty column as onto a card
+    if unlimited:
+        cap_full = _INF_CAP
+        cap_empty = _INF_CAP
+    elif params[P_EMPTY] == EMPTY_ANY:
+        cap_full = (free + 1) << empties
+        cap_empty = (free + 1) << (empties - 1) if empties > 0 else 0
+    else:
+        cap_full = free + 1
+        cap_empty = free + 1
     nm = 0
     for i in range(ncols):
         n = st[O_LEN + i]
@@ -827,8 +872,12 @@ def _solution(start, rel, params, parent, mcode, goal_parent, goal_code):
 
 
 @nb.njit(cache=True)
-def _deal_position(deal, layout, st, rel):
-    """The opening position of a deal (before any move) into st, relative ranks into rel."""
+def _deal_position(deal, layout, ncols, prefilled, st, rel):
+    """The opening position of a deal (before any move) into st, relative ranks into rel.
+
+    LAYOUT_IN_TURN: card k of the first 52 - prefilled goes to column k mod ncols; the last ``prefilled``
+    cards go to cells 1, 2, ... in order (the reference's ``deal_layout`` documents the same order).
+    """
     for k in range(STATE_SIZE):
         st[k] = 0
     for j in range(MAXCELLS):
@@ -854,10 +903,13 @@ def _deal_position(deal, layout, st, rel):
     else:
         for c in range(52):
             rel[c] = c % 13
-        for k in range(52):
-            col = k % 8
+        ntab = 52 - prefilled
+        for k in range(ntab):
+            col = k % ncols
             st[col * WIDTH + st[O_LEN + col]] = deal[k]
             st[O_LEN + col] += 1
+        for j in range(prefilled):
+            st[O_CELL + j] = deal[ntab + j]
 
 
 # --- Python side ------------------------------------------------------------------
@@ -874,11 +926,21 @@ class SolverRules:
     unlimited: bool
     empty: int
     max_nodes: int
+    columns: int = 8  # LAYOUT_IN_TURN only
+    prefilled: int = 0  # LAYOUT_IN_TURN only: the last cards of the deal go to this many cells
     max_seconds: float = 0.0  # CPU seconds per deal, 0 for no limit (not reproducible: depends on the machine)
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.cells <= MAXCELLS:
+            raise ValueError(f"cells {self.cells}: the solver holds 0..{MAXCELLS}")
+        if not 1 <= self.ncols <= MAXCOLS:
+            raise ValueError(f"columns {self.ncols}: the solver holds 1..{MAXCOLS}")
+        if not 0 <= self.prefilled <= self.cells or (self.prefilled and self.layout == LAYOUT_PENGUIN):
+            raise ValueError(f"prefilled cells {self.prefilled}: at most cells ({self.cells}), none in Penguin")
 
     @property
     def ncols(self) -> int:
-        return 7 if self.layout == LAYOUT_PENGUIN else 8
+        return 7 if self.layout == LAYOUT_PENGUIN else self.columns
 
     def params(self) -> np.ndarray:
         rules = [self.ncols, self.cells, self.build, int(self.wrap), int(self.unlimited), self.empty, self.max_nodes]
@@ -979,7 +1041,7 @@ def deal_position(deal: np.ndarray, rules: SolverRules) -> tuple[np.ndarray, np.
     """The kernel's opening position and relative ranks for a deal."""
     st = np.zeros(STATE_SIZE, dtype=np.uint8)
     rel = np.zeros(52, dtype=np.int64)
-    _deal_position(read_only_uint8(deal), rules.layout, st, rel)
+    _deal_position(read_only_uint8(deal), rules.layout, rules.ncols, rules.prefilled, st, rel)
     return st, rel
 
 
@@ -1015,8 +1077,8 @@ def make_position(columns: list[list[int]], cells: list[int], foundations: list[
 SOLVER_COLUMNS = (
     Column("nodes", "int64", "positions the solver expanded"),
     Column("seconds", "float64", "time the solver took for this deal (not reproducible: depends on the machine)"),
-    Column("solution", "string", "the winning line in fc-solve's standard notation (columns 1-8, cells a-g and k, "
-           "foundation h; e.g. '3h 1a a5 54v3'), safe foundation moves included; empty when not won"),
+    Column("solution", "string", "the winning line in fc-solve's standard notation (columns 1-9 and 0 for a tenth, "
+           "cells a-g and k, foundation h; e.g. '3h 1a a5 54v3'), safe foundation moves included; empty when not won"),
 )
 
 

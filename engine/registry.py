@@ -36,6 +36,8 @@ _GAME_MODULES: dict[str, str] = {
     "auld_lang_syne": "engine.games.auld_lang_syne",
     "tam_o_shanter": "engine.games.tam_o_shanter",
     "eight_day_clock": "engine.games.eight_day_clock",
+    "eight_off": "engine.games.eight_off",
+    "seahaven_towers": "engine.games.seahaven_towers",
 }
 
 # Columns every game returns from play_batch, with their dtypes.

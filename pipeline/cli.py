@@ -128,7 +128,7 @@ SetOpt = Annotated[Optional[list[str]], typer.Option("--set", help="key=value ap
 @_handled
 def run(
     study: Annotated[Path, typer.Argument(help="the study YAML")],
-    out: Annotated[Optional[Path], typer.Option(help="results folder (default results/<study>); shared storage on a cluster")] = None,
+    out: Annotated[Optional[str], typer.Option(help="results folder (default results/<study>): a path (shared storage on a cluster) or s3://bucket/prefix")] = None,
     deals: Annotated[Optional[str], typer.Option(metavar="INT", help="deals per variant (overrides the study)")] = None,
     seed: Annotated[Optional[str], typer.Option(metavar="INT", help="root seed (overrides the study)")] = None,
     backend: Annotated[str, typer.Option(help="ray or serial")] = "ray",
@@ -147,19 +147,25 @@ def run(
                     batch_size=_int_opt("--batch-size", batch_size, -(2**70)), sets=set_ or ())
     out_dir = out if out is not None else Path("results") / st.name
 
-    from pipeline.report import RENDERERS, build_report
+    from pipeline.report import RENDERERS, build_report, report_from_totals
     from pipeline.runner import run_study
 
     outcome = run_study(st, out_dir, backend=backend, address=address, num_cpus=cpus, fresh=fresh)
+    summary = None
     if outcome.units_run == 0 and outcome.units_skipped == outcome.units_total:
         typer.echo(f"nothing to do: all {outcome.units_total:,} units already done; results in {out_dir}", err=True)
+        summary = report_from_totals(out_dir)  # run.json's exact totals: no part file read
+        if summary is not None:
+            typer.echo(f"totals from {out_dir}/run.json; the full report (rounds per deal): patience report {out_dir}",
+                       err=True)
     else:
         typer.echo(
             f"{outcome.units_run} units run, {outcome.units_skipped} already done, in {outcome.seconds:.1f} s "
             f"(backend start-up {outcome.startup:.1f} s before that); results in {out_dir}",
             err=True,
         )
-    summary = build_report(out_dir)
+    if summary is None:
+        summary = build_report(out_dir)
     from pipeline.sample_sizes import halving_line
 
     halve = halving_line(summary)  # planning help: how many more deals would halve the widest interval

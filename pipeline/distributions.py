@@ -3,20 +3,25 @@
 The HTML report draws, per variant and won/not won, the 5th/25th/50th/75th/95th
 percentiles, the mean and the maximum of a column (``rounds``, ``nodes``,
 ``seconds``).  Sorting the column would cost memory in proportion to the deals;
-instead one streaming pass counts the rows per *bin*, and the percentiles come
-out of the counts:
+instead the rows stream past in batches (polars' streaming engine, one variant's
+files at a time) and numpy counts them per *bin*; the percentiles come out of
+the counts.  Every column a report draws is counted in the same pass:
 
 * an integer column whose values span at most ``EXACT_SPAN`` (``rounds``, and
   ``nodes`` under most budgets) is binned by value: every figure is exact.
+  Its range comes from the Parquet footers when the caller has them (no pass).
 * any other column (floats such as ``seconds``, integers spread wider) is binned
-  on a log scale, ``BINS_PER_DOUBLING`` bins per factor of two, each bin keeping
-  its count, smallest and largest value.  A percentile's order statistics are
-  found by rank; one that is a bin's first or last row, or sits in a bin of one
-  value, is exact at once.  The others are read back exactly by a second pass
-  that keeps only the rows of those few bins (at most ``REFINE_ROWS`` rows in
-  all); a bin too full for that stays approximate: the middle of its range, off
-  by at most half its width (under 0.28% of the value), and the report says so
-  with the largest such error.
+  by the top bits of its float64 value: sign, exponent and the first
+  ``MANTISSA_BITS`` bits of the mantissa, so ``2**MANTISSA_BITS`` bins per factor
+  of two, each under 1/128 of its values wide.  The bin of a value is an integer
+  shift of its bits (no logarithm, exactly ordered like the values), counted with
+  ``numpy.bincount``.  The order statistics the percentiles need are found by
+  rank; a second pass keeps the rows of only those few bins (at most
+  ``REFINE_ROWS`` rows in all) and reads them back exactly.  A bin too full for
+  that gives its smallest and largest value only: a percentile that is its first
+  or last row, or in a bin of one value, is still exact, the others are the
+  middle of the bin's range, off by at most half its width (under 0.4% of the
+  value), and the report says so with the largest such error.
 
 Percentiles are numpy's default (linear) definition, computed with numpy's own
 arithmetic, so an exact figure is the very number ``numpy.quantile`` gives on all
@@ -35,12 +40,13 @@ import polars as pl
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
 NAMES = ("p05", "q1", "med", "q3", "p95")
 EXACT_SPAN = 1 << 12  # integer columns spanning at most this many values are counted value by value
-# Log bins: relative width 2**(1/128) - 1 = 0.54%.  Fewer, wider bins make the streamed group-by cheaper
-# (its cost grows with the number of groups) and the second pass keeps more rows; 128 balances the two.
-BINS_PER_DOUBLING = 128
-REFINE_ROWS = 4_000_000  # rows the second pass may keep in memory (about 70 MB), per variant
-_OFFSET = 1 << 21  # keeps positive log keys above 0 (log2 of a float64 is within +-1075)
-_NAN_KEY = 1 << 23
+# Bins: a float64's top 1 + 11 + MANTISSA_BITS bits.  7 mantissa bits: 128 bins per doubling, each at most 1/128
+# of its values wide; 2**20 bins in all (a 16 MB count array per column) cover every float.
+MANTISSA_BITS = 7
+BINS_PER_DOUBLING = 1 << MANTISSA_BITS
+_SHIFT = 52 - MANTISSA_BITS
+_HALF = 1 << (63 - _SHIFT)  # keys run over [-_HALF, _HALF): shifted by _HALF to index the count array
+REFINE_ROWS = 4_000_000  # rows the second pass may keep in memory (about 64 MB), per variant
 
 
 @dataclass
@@ -87,43 +93,320 @@ def lerp_quantiles(n: int, value_at_rank) -> tuple[np.ndarray, np.ndarray]:
     return out, t
 
 
-def _log_key(column: str) -> pl.Expr:
-    """A bin number that grows with the value: 0 for zero, +-(offset + floor(log2|x| * bins)) otherwise."""
-    x = pl.col(column).cast(pl.Float64)
-    mag = ((x.abs().log(2) * BINS_PER_DOUBLING).floor() + _OFFSET).cast(pl.Int64, strict=False)
-    return (pl.when(x > 0).then(mag).when(x < 0).then(-mag).when(x == 0).then(pl.lit(0, pl.Int64))
-            .otherwise(pl.lit(_NAN_KEY, pl.Int64)).fill_null(_NAN_KEY).alias("_key"))
+def bin_keys(values: np.ndarray) -> np.ndarray:
+    """The bin of each (non-NaN) float64: its top bits, as an integer that orders like the values.
+
+    A non-negative float's bits order like the float; a negative one's magnitude bits order backwards,
+    so its key is ``-magnitude - 1`` (-0.0 falls just below +0.0: equal values, neighbouring bins).
+    """
+    bits = values.view(np.int64)
+    mag = (bits & np.int64(0x7FFF_FFFF_FFFF_FFFF)) >> _SHIFT
+    return np.where(bits < 0, -mag - 1, mag)
 
 
 def column_distributions(lf: pl.LazyFrame, column: str, variants: list[str],
-                         by_value: pl.DataFrame | None = None) -> dict[tuple[str, bool], Distribution]:
+                         by_value: pl.DataFrame | None = None,
+                         ranges: dict[str, tuple[int, int]] | None = None) -> dict[tuple[str, bool], Distribution]:
     """(variant, won) -> :class:`Distribution` of ``column``, by streamed histograms.
 
     ``by_value``, when given, is a ready histogram with columns variant, won, ``column``, n (the report's
-    own rounds histogram), which saves a pass.
+    own rounds histogram), which saves a pass.  ``ranges``: see :func:`distributions`.
     """
-    dtype = lf.collect_schema()[column]
-    integer = dtype.is_integer() or dtype == pl.Boolean
-    if by_value is None and integer:
-        lo, hi = lf.select(pl.col(column).min().alias("lo"), pl.col(column).max().alias("hi")) \
-            .collect(engine="streaming").row(0)
-        if lo is None or int(hi) - int(lo) <= EXACT_SPAN:
-            by_value = _per_variant(lf, variants, lambda part: part.filter(pl.col(column).is_not_null())
-                                    .group_by("won", column).agg(pl.len().cast(pl.Int64).alias("n")))
     if by_value is not None:
         return _from_values(by_value, column, variants)
-    return _from_log_bins(lf, column, variants, integer)
+    return distributions(lf, [column], variants, ranges)[column]
 
 
-def _per_variant(lf: pl.LazyFrame, variants: list[str], query) -> pl.DataFrame:
-    """``query`` run on each variant's rows alone, results stacked with a ``variant`` column.
+def distributions(lf: pl.LazyFrame, columns: list[str], variants: list[str],
+                  ranges: dict[str, tuple[int, int]] | None = None) -> dict[str, dict[tuple[str, bool], Distribution]]:
+    """column -> (variant, won) -> :class:`Distribution`, every column counted in the same passes.
 
-    One streaming scan per variant reads only that variant's files (hive pruning) and groups without the
-    ``variant`` string in the key: several times faster than one group-by over every variant at once.
+    ``ranges``: column -> (smallest, largest) value over the run, e.g. from the Parquet footers' statistics
+    (:func:`pipeline.parts.column_ranges`); an integer column missing from it costs one pass for its range.
     """
-    frames = [query(lf.filter(pl.col("variant") == v).drop("variant")).collect(engine="streaming")
-              .with_columns(pl.lit(v, pl.String).alias("variant")) for v in variants]
-    return pl.concat(frames, how="vertical_relaxed") if frames else pl.DataFrame()
+    schema = lf.collect_schema()
+    integer = {c: schema[c].is_integer() or schema[c] == pl.Boolean for c in columns}
+    ranges = dict(ranges or {})
+    unknown = [c for c in columns if integer[c] and c not in ranges]
+    if unknown:
+        row = lf.select(*(e for c in unknown for e in (pl.col(c).min().alias(f"{c}_lo"), pl.col(c).max()
+                                                         .alias(f"{c}_hi")))).collect(engine="streaming").row(0)
+        for k, c in enumerate(unknown):
+            lo, hi = row[2 * k], row[2 * k + 1]
+            ranges[c] = (0, 0) if lo is None else (int(lo), int(hi))
+    by_value = {c: ranges[c][0] for c in columns if integer[c] and ranges[c][1] - ranges[c][0] <= EXACT_SPAN}
+    out: dict[str, dict[tuple[str, bool], Distribution]] = {c: {} for c in columns}
+    for v in variants:
+        part = lf.filter(pl.col("variant") == v).select("won", *columns)
+        counters = {c: _ValueCounter(ranges[c][0], ranges[c][1]) if c in by_value else _BinCounter(integer[c])
+                    for c in columns}
+        for won, batch in _batches(part, columns):
+            for c in columns:
+                counters[c].add(won, *batch[c])
+        refine = {c: k for c, k in counters.items() if isinstance(k, _BinCounter) and k.plan()}
+        if refine:
+            _refine(part, refine)
+        for c, counter in counters.items():
+            for flag, dist in counter.finish().items():
+                out[c][(v, flag)] = dist
+    return out
+
+
+def _batches(part: pl.LazyFrame, columns: list[str]):
+    """(won as int8: 1, 0, or -1 for a missing flag; {column: (values, valid mask or None)}) per batch."""
+    for df in part.collect_batches(maintain_order=False):
+        if df.height == 0:
+            continue
+        w = df["won"]
+        won = w.cast(pl.Int8).fill_null(-1).to_numpy() if w.null_count() else w.cast(pl.Int8).to_numpy()
+        batch = {}
+        for c in columns:
+            s = df[c]
+            if s.null_count():
+                batch[c] = (s.fill_null(0).to_numpy(), s.is_not_null().to_numpy())
+            else:
+                batch[c] = (s.to_numpy(), None)
+        yield won, batch
+
+
+class _ValueCounter:
+    """Counts of every value of an integer column over [lo, hi], per won flag: exact figures."""
+
+    def __init__(self, lo: int, hi: int):
+        self.lo = lo
+        self.counts = np.zeros((2, hi - lo + 1), dtype=np.int64)
+
+    def add(self, won: np.ndarray, values: np.ndarray, valid: np.ndarray | None) -> None:
+        keep = won >= 0 if valid is None else (won >= 0) & valid
+        idx = (values[keep].astype(np.int64) - self.lo) * 2 + won[keep]
+        flat = np.bincount(idx, minlength=self.counts.size)
+        self.counts += flat.reshape(-1, 2).T
+
+    def finish(self) -> dict[bool, Distribution]:
+        out = {}
+        for flag in (True, False):
+            counts = self.counts[int(flag)]
+            present = np.nonzero(counts)[0]
+            if present.size == 0:
+                continue
+            values, counts = present + self.lo, counts[present]
+            n = int(counts.sum())
+            cum = np.cumsum(counts)
+            as_float = values.astype(np.float64)
+            qs, _ = lerp_quantiles(n, lambda r: as_float[np.searchsorted(cum, r, side="right")])
+            total = sum(int(v) * int(c) for v, c in zip(values, counts))  # exact, whatever the size
+            out[flag] = Distribution(n, *map(float, qs), mean=total / n, max=float(values[-1]), binned=False)
+        return out
+
+
+def _index(f: np.ndarray, won: np.ndarray) -> np.ndarray:
+    """Where each (non-NaN) float64 of a group counts: ``(bin_keys + _HALF) * 2 + won``, flags interleaved."""
+    bits = f.view(np.int64)
+    if bits.size and bits.min() < 0:  # a sign bit set somewhere: the general key
+        key = bin_keys(f)
+    else:
+        key = bits >> _SHIFT
+    return (key + _HALF) * 2 + won
+
+
+class _BinCounter:
+    """One column's bin counts per won flag (first pass), then the exact rows of the bins the percentiles
+    fall in and the extremes of each flag's top bin (second pass, :func:`_refine`).
+
+    Bins and flags share one flat count array, index ``(bin + _HALF) * 2 + won``, so a batch is one
+    ``bincount`` with no masking; sums per flag are a dot product (integers, exact) or a weighted
+    ``bincount`` (floats)."""
+
+    def __init__(self, integer: bool):
+        self.integer = integer
+        self.counts = np.zeros(4 * _HALF, dtype=np.int64)
+        self.n = [0, 0]
+        self.nans = [0, 0]
+        self.total: list = [0, 0] if integer else [0.0, 0.0]
+        self.need: dict[int, list[int]] = {}  # won flag -> sorted bins some percentile falls in, and the top bin
+        self.top: dict[int, int] = {}  # won flag -> its highest bin (holds the maximum)
+        self.keep: dict[tuple[int, int], bool] = {}  # (flag, bin) -> its rows are kept whole
+        self.lo: dict[tuple[int, int], float] = {}
+        self.hi: dict[tuple[int, int], float] = {}
+        self.rows: dict[tuple[int, int], np.ndarray] = {}
+
+    @staticmethod
+    def rows_of(won: np.ndarray, values: np.ndarray, valid: np.ndarray | None, integer: bool):
+        """(won as int64 0/1, values as float64 without NaN, a NaN count per flag or None) of a batch's rows
+        with a won flag and a value."""
+        if valid is not None or (won.size and won.min() < 0):  # rare: missing flags or values
+            keep = won >= 0 if valid is None else (won >= 0) & valid
+            won, values = won[keep], values[keep]
+        w = won.astype(np.int64)
+        f = values.astype(np.float64, copy=not integer)
+        nans = None
+        if not integer:
+            nan = np.isnan(f)
+            if nan.any():
+                nans = np.bincount(w[nan], minlength=2)
+                w, f = w[~nan], f[~nan]
+        return w, f, nans
+
+    def add(self, won: np.ndarray, values: np.ndarray, valid: np.ndarray | None) -> None:
+        if valid is not None or (won.size and won.min() < 0):
+            keep = won >= 0 if valid is None else (won >= 0) & valid
+            won, values = won[keep], values[keep]
+        if values.size == 0:
+            return
+        w = won.astype(np.int64)
+        wins = int(w.sum())
+        self.n[1] += wins
+        self.n[0] += values.size - wins
+        if self.integer:
+            x = values.astype(np.int64, copy=False)
+            won_total, total = int(np.dot(x, w)), int(x.sum())
+            self.total[1] += won_total
+            self.total[0] += total - won_total
+            f = x.astype(np.float64)
+        else:
+            f = values.astype(np.float64, copy=False)
+            sums = np.bincount(w, weights=f, minlength=2)
+            self.total[0] += float(sums[0])
+            self.total[1] += float(sums[1])
+            nan = np.isnan(f)
+            if nan.any():
+                counted = np.bincount(w[nan], minlength=2)
+                self.nans[0] += int(counted[0])
+                self.nans[1] += int(counted[1])
+                w, f = w[~nan], f[~nan]
+                if f.size == 0:
+                    return
+        idx = _index(f, w)
+        first = int(idx.min())
+        counted = np.bincount(idx - first)
+        self.counts[first:first + counted.size] += counted
+
+    def of(self, flag: int) -> np.ndarray:
+        return self.counts[flag::2]
+
+    def plan(self) -> bool:
+        """Which bins the second pass looks at (percentiles' and the top bin); True if any."""
+        for flag in (0, 1):
+            n = self.n[flag]
+            if n == 0 or self.nans[flag]:
+                continue
+            counts = self.of(flag)
+            cum = np.cumsum(counts)
+            ranks = np.floor((n - 1) * np.asarray(QUANTILES))
+            ranks = np.minimum(np.concatenate([ranks, ranks + 1]), n - 1).astype(np.int64)
+            self.top[flag] = int(np.nonzero(counts)[0][-1])
+            self.need[flag] = sorted(set(np.searchsorted(cum, ranks, side="right").tolist()) | {self.top[flag]})
+        return bool(self.need)
+
+    def finish(self) -> dict[bool, Distribution]:
+        out = {}
+        for flag in (0, 1):
+            if self.n[flag] == 0:
+                continue
+            if self.nans[flag]:  # numpy: any NaN makes every figure NaN
+                nan = math.nan
+                out[bool(flag)] = Distribution(self.n[flag], nan, nan, nan, nan, nan, nan, nan, binned=True)
+                continue
+            out[bool(flag)] = self._finish(flag)
+        return out
+
+    def _finish(self, flag: int) -> Distribution:
+        n = self.n[flag]
+        counts = self.of(flag)
+        cum = np.cumsum(counts)
+        errs: dict[int, float] = {}
+        exact: set[int] = set()
+        if (flag, self.top[flag]) not in self.hi:
+            raise RuntimeError("the run's files changed while the report read them; run the report again")
+
+        def value(rank: int) -> tuple[float, float]:
+            b = int(np.searchsorted(cum, rank, side="right"))
+            off = rank - int(cum[b] - counts[b])
+            key = (flag, b)
+            rows = self.rows.get(key)
+            if rows is not None:
+                exact.add(rank)
+                return float(rows[off]), 0.0
+            if key not in self.lo:
+                raise RuntimeError("the run's files changed while the report read them; run the report again")
+            lo, hi = self.lo[key], self.hi[key]
+            if off == 0 or lo == hi:
+                return lo, 0.0
+            if off == counts[b] - 1:
+                return hi, 0.0
+            return (lo + hi) / 2, (hi - lo) / 2
+
+        def at(ranks: np.ndarray) -> np.ndarray:
+            vals = []
+            for r in ranks.tolist():
+                v, e = value(int(r))
+                errs[int(r)] = e
+                vals.append(v)
+            return np.asarray(vals, dtype=np.float64)
+
+        qs, t = lerp_quantiles(n, at)
+        q = np.asarray(QUANTILES, dtype=np.float64)
+        prev = np.minimum(np.floor((n - 1) * q), n - 1).astype(int)
+        nxt = np.minimum(prev + 1, n - 1)
+        bound = np.array([(1 - ti) * errs[int(p)] + ti * errs[int(x)] for p, x, ti in zip(prev, nxt, t)])
+        rel = max((e / abs(v) for e, v in zip(bound, qs) if e > 0 and v != 0), default=0.0)
+        return Distribution(n, *map(float, qs), mean=self.total[flag] / n, max=self.hi[(flag, self.top[flag])],
+                            max_error=float(bound.max()), max_relative_error=float(rel), reread=len(exact),
+                            binned=True)
+
+
+def _refine(part: pl.LazyFrame, counters: dict[str, _BinCounter]) -> None:
+    """Second pass: the rows of the bins some percentile falls in, kept whole while they fit in
+    ``REFINE_ROWS`` (smallest bins first), else their smallest and largest value only."""
+    budget = REFINE_ROWS
+    sizes = sorted((int(k.of(flag)[b]), c, flag, b) for c, k in counters.items()
+                   for flag, bins in k.need.items() for b in bins)
+    for size, c, flag, b in sizes:
+        counters[c].keep[(flag, b)] = size <= budget
+        budget -= size if size <= budget else 0
+    # per column: a slot per needed (flag, bin), found from the flat index by one table look-up
+    tables = {}
+    for c, k in counters.items():
+        wanted = sorted(b * 2 + flag for flag, bins in k.need.items() for b in bins)  # b: a bin's place in of()
+        slot_of = np.full(wanted[-1] - wanted[0] + 1, -1, dtype=np.int64)
+        slot_of[np.asarray(wanted) - wanted[0]] = np.arange(len(wanted))
+        keys = [(i // 2, i % 2) for i in wanted]  # (bin, flag) of each slot
+        kept = np.array([k.keep[(flag, b)] for b, flag in keys])
+        tables[c] = (wanted[0], slot_of, keys, kept, np.full(len(wanted), math.inf), np.full(len(wanted), -math.inf),
+                     [], [])
+    for won, batch in _batches(part, list(counters)):
+        for c, k in counters.items():
+            first, slot_of, keys, kept, lo, hi, slots, vals = tables[c]
+            w, f, _ = _BinCounter.rows_of(won, *batch[c], k.integer)
+            if f.size == 0:
+                continue
+            idx = _index(f, w) - first
+            inside = np.nonzero((idx >= 0) & (idx < slot_of.size))[0]
+            slot = slot_of[idx[inside]]
+            mine = slot >= 0
+            slot, x = slot[mine], f[inside[mine]]
+            if slot.size == 0:
+                continue
+            np.minimum.at(lo, slot, x)
+            np.maximum.at(hi, slot, x)
+            keep = kept[slot]
+            slots.append(slot[keep])
+            vals.append(x[keep])
+    for c, k in counters.items():
+        first, slot_of, keys, kept, lo, hi, slots, vals = tables[c]
+        for s, (b, flag) in enumerate(keys):
+            if lo[s] <= hi[s]:
+                k.lo[(flag, b)], k.hi[(flag, b)] = float(lo[s]), float(hi[s])
+        if not slots:
+            continue
+        slot, x = np.concatenate(slots), np.concatenate(vals)
+        order = np.lexsort((x, slot))
+        slot, x = slot[order], x[order]
+        bounds = np.searchsorted(slot, np.arange(len(keys) + 1))
+        for s, (b, flag) in enumerate(keys):
+            rows = x[bounds[s]:bounds[s + 1]]
+            if kept[s] and rows.size == k.of(flag)[b]:  # exactly the bin's rows (else the files changed): exact
+                k.rows[(flag, b)] = rows
 
 
 def _groups(hist: pl.DataFrame, variants: list[str]):
@@ -152,131 +435,12 @@ def _from_values(hist: pl.DataFrame, column: str, variants: list[str]) -> dict[t
     return out
 
 
-def _from_log_bins(lf: pl.LazyFrame, column: str, variants: list[str],
-                   integer: bool) -> dict[tuple[str, bool], Distribution]:
-    x = pl.col(column)
-    hist = _per_variant(lf, variants, lambda part: (
-        part.filter(x.is_not_null()).select("won", column, _log_key(column))
-        .group_by("won", "_key")
-        .agg(pl.len().cast(pl.Int64).alias("n"), x.cast(pl.Float64).min().alias("lo"),
-             x.cast(pl.Float64).max().alias("hi"),
-             (x.cast(pl.Int64) if integer else x.cast(pl.Float64)).sum().alias("total"))))
-    plans = {}
-    for key, g in _groups(hist, variants):
-        g = g.sort("_key")
-        plans[key] = _Plan(g)
-    # second pass: the exact values of the bins some percentile falls inside, variant by variant
-    for v in variants:
-        need = {(won, k): plans[(v, won)].bin_rows[k] for won in (True, False) if (v, won) in plans
-                for k in plans[(v, won)].inside}
-        if not need:
-            continue
-        # rows the filter keeps: every row of those bins, whichever the won flag
-        keys = sorted({k for _, k in need})
-        rows = sum(p.bin_rows.get(k, 0) for won in (True, False) if (p := plans.get((v, won))) for k in keys)
-        if rows > REFINE_ROWS:
-            continue  # too many to hold: those percentiles stay approximate, and say so
-        # A bin is the value range [its smallest, its largest] (bins are disjoint when ordered), and a range
-        # test is cheaper than a logarithm per row.
-        ranges = [plans[(v, won)].range_of(k) for won, k in need]
-        inside = pl.lit(False)
-        for lo, hi in ranges:
-            inside = inside | pl.col("_x").is_between(lo, hi)
-        kept = lf.filter(pl.col("variant") == v).select("won", x.cast(pl.Float64).alias("_x")).filter(inside) \
-            .collect(engine="streaming")
-        flags = kept["won"].to_numpy()
-        vals = kept["_x"].to_numpy()
-        for (won, k), (lo, hi) in zip(need, ranges):
-            mine = vals[(flags == won) & (vals >= lo) & (vals <= hi)]
-            if mine.size == plans[(v, won)].bin_rows[k]:  # exactly the bin's rows, else leave it approximate
-                plans[(v, won)].exact[k] = np.sort(mine)
-    return {key: p.finish() for key, p in plans.items()}
-
-
-class _Plan:
-    """One group's log-binned histogram and, per percentile, which bin holds its order statistics."""
-
-    def __init__(self, g: pl.DataFrame):
-        self.keys = g["_key"].to_numpy()
-        self.counts = g["n"].to_numpy()
-        self.lo = g["lo"].to_numpy()
-        self.hi = g["hi"].to_numpy()
-        self.total = g["total"].sum()
-        self.nans = bool(np.isnan(self.lo).any() or np.isnan(self.hi).any())
-        self.n = int(self.counts.sum())
-        self.cum = np.cumsum(self.counts)
-        self.bin_rows = dict(zip(self.keys.tolist(), self.counts.tolist()))
-        # A log2 that is off by an ulp could put a value one bin off; then the bins' ranges overlap.
-        self.ordered = bool((self.hi[:-1] <= self.lo[1:]).all())
-        self.exact: dict[int, np.ndarray] = {}
-        self.inside: set[int] = set()
-        self.reread: set[int] = set()
-        q = np.asarray(QUANTILES, dtype=np.float64)
-        for r in np.unique(np.concatenate([np.floor((self.n - 1) * q), np.floor((self.n - 1) * q) + 1])):
-            r = int(min(r, self.n - 1))
-            b, off = self._where(r)
-            if not self._known(b, off):
-                self.inside.add(int(self.keys[b]))
-
-    def range_of(self, key: int) -> tuple[float, float]:
-        b = int(np.searchsorted(self.keys, key))
-        return float(self.lo[b]), float(self.hi[b])
-
-    def _where(self, rank: int) -> tuple[int, int]:
-        b = int(np.searchsorted(self.cum, rank, side="right"))
-        return b, rank - int(self.cum[b] - self.counts[b])
-
-    def _known(self, b: int, off: int) -> bool:
-        return self.ordered and (self.lo[b] == self.hi[b] or off == 0 or off == self.counts[b] - 1)
-
-    def value(self, rank: int) -> tuple[float, float]:
-        """(value, error bound) of the order statistic at ``rank``."""
-        b, off = self._where(rank)
-        if self._known(b, off):
-            return (float(self.lo[b] if off == 0 or self.lo[b] == self.hi[b] else self.hi[b]), 0.0)
-        got = self.exact.get(int(self.keys[b]))
-        if got is not None and self.ordered:
-            self.reread.add(rank)
-            return (float(got[off]), 0.0)
-        if self.ordered:
-            return ((self.lo[b] + self.hi[b]) / 2, (self.hi[b] - self.lo[b]) / 2)
-        # out of order by one bin at most: the neighbours' ranges bound the value
-        lo, hi = self.lo[max(b - 1, 0)], self.hi[min(b + 1, len(self.hi) - 1)]
-        return ((lo + hi) / 2, (hi - lo) / 2)
-
-    def finish(self) -> Distribution:
-        if self.nans:  # numpy: any NaN makes every figure NaN
-            nan = math.nan
-            return Distribution(self.n, nan, nan, nan, nan, nan, nan, nan, binned=True)
-        errs: dict[int, float] = {}
-
-        def at(ranks: np.ndarray) -> np.ndarray:
-            vals = []
-            for r in ranks.tolist():
-                v, e = self.value(int(r))
-                errs[int(r)] = e
-                vals.append(v)
-            return np.asarray(vals, dtype=np.float64)
-
-        qs, t = lerp_quantiles(self.n, at)
-        q = np.asarray(QUANTILES, dtype=np.float64)
-        prev = np.minimum(np.floor((self.n - 1) * q), self.n - 1).astype(int)
-        nxt = np.minimum(prev + 1, self.n - 1)
-        bound = np.array([(1 - ti) * errs[int(p)] + ti * errs[int(x)] for p, x, ti in zip(prev, nxt, t)])
-        rel = max((e / abs(v) for e, v in zip(bound, qs) if e > 0 and v != 0), default=0.0)
-        total = self.total
-        mean = (int(total) / self.n) if isinstance(total, (int, np.integer)) else float(total) / self.n
-        return Distribution(self.n, *map(float, qs), mean=mean, max=float(self.hi.max()),
-                            max_error=float(bound.max()), max_relative_error=float(rel), reread=len(self.reread),
-                            binned=True)
-
-
 def accuracy_note(column: str, dists: dict[tuple[str, bool], Distribution]) -> str:
     """One sentence on how exact the figures of ``column`` are."""
     worst = max((d.max_relative_error for d in dists.values()), default=0.0)
     if worst > 0:
-        return (f"{column}: percentiles from a streamed histogram ({BINS_PER_DOUBLING} log-spaced bins per "
-                f"doubling); some are approximate, each within {100 * worst:.3g}% of the exact value "
+        return (f"{column}: percentiles from a streamed histogram ({BINS_PER_DOUBLING} bins per doubling); "
+                f"some are approximate, each within {100 * worst:.3g}% of the exact value "
                 "(bins too full to re-read exactly); maximum exact, mean exact up to float rounding")
     how = ("a streamed histogram, re-reading only the rows of the bins they fall in"
            if any(d.binned for d in dists.values()) else "a streamed count of every value")

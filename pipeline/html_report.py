@@ -29,7 +29,10 @@ from typing import Any
 import polars as pl
 
 from pipeline.distributions import Distribution, accuracy_note, column_distributions
+from pipeline.distributions import distributions as streamed_distributions
 from pipeline.paired import ComparisonSet, compare_run, display_rows, method_notes
+from pipeline.parts import column_ranges, variant_folders
+from pipeline.precision import pct, row_decimals
 from pipeline.sample_sizes import halving_line
 from pipeline.report import Report, scan_deals, shows_rounds, verdict_text
 from pipeline.store import read_manifest
@@ -116,11 +119,14 @@ def chart_win_rates(report: Report, numbers: dict[str, int] | None = None) -> st
             ax.errorbar([r for _, r, _ in refs], [y - 0.18 for y, _, _ in refs],
                         xerr=[[h for _, _, h in refs], [h for _, _, h in refs]], fmt="D", color=PUBLISHED, ms=5,
                         capsize=4, lw=1.2, label="published (± its 95% half-width)")
+        decimals = {y: row_decimals(r) for y, r in zip(ys, rows)}  # the table's digits (pipeline.precision)
         for y, a, b, c in zip(ys, rate, lo, hi):
-            ax.annotate(f"{a:.2f}%  [{b:.2f}, {c:.2f}]", (c, y + 0.12), xytext=(6, 0),
+            d = decimals[y]
+            ax.annotate(f"{a:.{d}f}%  [{b:.{d}f}, {c:.{d}f}]", (c, y + 0.12), xytext=(6, 0),
                         textcoords="offset points", va="center", fontsize=8.5, color=OURS)
         for y, ref, half in refs:
-            ax.annotate(f"{ref:.2f}%" + (f" ± {half:.2f}" if half else "") + " published",
+            d = decimals[y]
+            ax.annotate(f"{ref:.{d}f}%" + (f" ± {half:.{d}f}" if half else "") + " published",
                         (ref + half, y - 0.18), xytext=(6, 0), textcoords="offset points", va="center",
                         fontsize=8.5, color=PUBLISHED)
         ax.set_yticks(ys, chart_labels([r["variant"] for r in rows], numbers))
@@ -158,14 +164,20 @@ def chart_outcomes(report: Report, numbers: dict[str, int] | None = None) -> str
         return _svg(fig, "chart-outcomes")
 
 
-def distribution_metrics(lf: pl.LazyFrame) -> list[tuple[str, str, bool]]:
+def distribution_metrics(lf: pl.LazyFrame,
+                         ranges: dict[str, tuple[int, int]] | None = None) -> list[tuple[str, str, bool]]:
     """(column, axis label with unit, log scale) to show: ``rounds`` where the game has stock passes, and a
     solver's ``nodes`` and ``seconds`` where a search ran (Amazons and Perpetual Motion have both under
-    ``strategy: solver``; their fixed strategies leave the solver columns at zero)."""
+    ``strategy: solver``; their fixed strategies leave the solver columns at zero).
+
+    ``ranges``: column -> (smallest, largest) from the Parquet footers (pipeline.parts.column_ranges); a
+    column it lacks costs a pass over the rows for its largest value."""
     cols = lf.collect_schema().names()
     wanted = [c for c in ("rounds", "nodes") if c in cols]
-    peaks = lf.select(pl.col(c).max() for c in wanted).collect(engine="streaming").row(0) if wanted else ()
-    peak = dict(zip(wanted, peaks))
+    ranges = ranges or {}
+    unread = [c for c in wanted if c not in ranges]
+    peaks = lf.select(pl.col(c).max() for c in unread).collect(engine="streaming").row(0) if unread else ()
+    peak = {**{c: ranges[c][1] for c in wanted if c in ranges}, **dict(zip(unread, peaks))}
     out = []
     if (peak.get("rounds") or 0) > 0:
         out.append(("rounds", "rounds (passes through the stock)", False))
@@ -187,6 +199,18 @@ def _box_stats(lf: pl.LazyFrame, column: str, variants: list[str],
     if column == "rounds" and report is not None and report.histogram is not None:
         by_value = report.histogram.group_by("variant", "won", "rounds").agg(pl.col("n").sum())
     return column_distributions(lf, column, variants, by_value=by_value)
+
+
+def _all_box_stats(lf: pl.LazyFrame, columns: list[str], variants: list[str], report: Report,
+                   ranges: dict[str, tuple[int, int]]) -> dict[str, dict[tuple[str, bool], Distribution]]:
+    """:func:`_box_stats` of every column at once: ``rounds`` from the report's histogram, the others counted
+    together in one streamed pass per variant (and one more for the rows of the bins percentiles fall in)."""
+    out = {c: _box_stats(lf, c, variants, report) for c in columns
+           if c == "rounds" and report.histogram is not None}
+    rest = [c for c in columns if c not in out]
+    if rest:
+        out.update(streamed_distributions(lf, rest, variants, ranges))
+    return out
 
 
 def chart_distribution(report: Report, lf: pl.LazyFrame, column: str, label: str, log: bool,
@@ -383,8 +407,8 @@ def _rules_section(manifest: dict[str, Any], baseline: str | None) -> str:
             f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>")
 
 
-def _pct(x: float | None) -> str:
-    return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.2f}%"
+def _pct(x: float | None, decimals: int = 2) -> str:
+    return pct(x, decimals)
 
 
 def _report_table(report: Report) -> str:
@@ -393,15 +417,17 @@ def _report_table(report: Report) -> str:
               *(["rounds (won): mean", "median", "p90"] if rounds else []), "published", "verdict"]
     rows = []
     for r in report.rows.iter_rows(named=True):
+        d = row_decimals(r)  # as many decimals as the narrower of our interval and the published one needs
         pub = ""
         if r["ref_win_rate"] is not None:
-            pub = _pct(r["ref_win_rate"]) + (f" ± {_pct(r['ref_ci95'])}" if r["ref_ci95"] is not None else "")
+            pub = _pct(r["ref_win_rate"], d) + (f" ± {_pct(r['ref_ci95'], d)}"
+                                                if r["ref_ci95"] is not None else "")
             if r["ref_mean_rounds_won"] is not None:
                 pub += f"; {r['ref_mean_rounds_won']:g} rounds (won)"
         num = lambda x: "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:,.1f}"  # noqa: E731
         rows.append([
-            r["variant"], f"{r['deals']:,}", f"{r['wins']:,}", _pct(r["win_rate"]),
-            f"{_pct(r['ci95_low'])} .. {_pct(r['ci95_high'])}", *[f"{r[f'n_{o}']:,}" for o in report.outcomes],
+            r["variant"], f"{r['deals']:,}", f"{r['wins']:,}", _pct(r["win_rate"], d),
+            f"{_pct(r['ci95_low'], d)} .. {_pct(r['ci95_high'], d)}", *[f"{r[f'n_{o}']:,}" for o in report.outcomes],
             *([num(r["rounds_won_mean"]), num(r["rounds_won_median"]), num(r["rounds_won_p90"])] if rounds else []), pub,
             verdict_text(r["verdict"], r["z"]),
         ])
@@ -430,8 +456,14 @@ def render_html(report: Report) -> str:
     # distributions: both release the GIL, so on an idle 2-core machine the two passes overlap.
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="patience-compare") as pool:
         pending = pool.submit(compare_run, run_dir, baseline, others) if others and baseline in variants else None
-        distributions = [(column, label, log, _box_stats(lf, column, variants, report))
-                         for column, label, log in distribution_metrics(lf)] if report.rows.height else []
+        distributions = []
+        if report.rows.height:
+            # the columns' ranges from the Parquet footers: which charts to draw, and how to count each column
+            ranges = column_ranges([f for files in variant_folders(run_dir).values() for f in files],
+                                   ["rounds", "nodes"])
+            metrics = distribution_metrics(lf, ranges)
+            stats = _all_box_stats(lf, [c for c, _, _ in metrics], variants, report, ranges)
+            distributions = [(column, label, log, stats[column]) for column, label, log in metrics]
         cs = pending.result() if pending is not None else None
     title = f"{report.study}: {report.game}"
 

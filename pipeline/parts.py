@@ -42,6 +42,7 @@ class Part:
     hi: int  # largest
     rows: int
     filesystem: object = None
+    in_order: bool = False  # deals lo..hi, each once, in file order (see _deal_range): ``deal`` need not be read
 
 
 @dataclass
@@ -67,14 +68,24 @@ def variant_folders(run_dir) -> dict[str, list[tuple[Path | str, object]]]:
     return {name: [(where(p.rel), fs) for p in parts] for name, parts in listing.by_variant().items()}
 
 
-def _deal_range(path: Path | str, filesystem=None) -> tuple[int, int, int]:
-    """(lo, hi, rows) of a part from its footer; reads the ``deal`` column only if statistics are missing."""
+def _deal_range(path: Path | str, filesystem=None) -> tuple[int, int, int, bool]:
+    """(lo, hi, rows, in order) of a part from its footer; reads ``deal`` only if statistics are missing.
+
+    "In order" is a part ``patience run`` wrote for a seeded or file deal source: its footer names its
+    unit (``patience.unit``) and source, and such a unit's rows are its deals ``first..last``, each once,
+    in that order (``pipeline.unit.make_decks``; ``patience verify`` checks it).  Then ``rows == hi - lo
+    + 1`` and the deal column is ``arange(lo, hi + 1)``, so the pairing need not read it: the ``deal``
+    column is most of the bytes a comparison would read (it does not compress).  Any other part
+    (Microsoft numbers, a hand-made file) is read whole as before.
+    """
+    import json
+
     import pyarrow.parquet as pq
 
     meta = pq.read_metadata(path, filesystem=filesystem)
     rows = meta.num_rows
     if rows == 0:
-        return (0, -1, 0)
+        return (0, -1, 0, False)
     names = meta.schema.names
     if "deal" not in names:
         raise BadInput(f"RUN_DIR: part {path} has no `deal` column; allowed: parts written by `patience run`")
@@ -90,7 +101,15 @@ def _deal_range(path: Path | str, filesystem=None) -> tuple[int, int, int]:
     if lo is None:
         deals = pq.read_table(path, columns=["deal"], filesystem=filesystem).column("deal").to_numpy()
         lo, hi = int(deals.min()), int(deals.max())
-    return (int(lo), int(hi), rows)
+        return (lo, hi, rows, False)
+    kv = meta.metadata or {}
+    in_order = False
+    if b"patience.unit" in kv and rows == int(hi) - int(lo) + 1:
+        try:
+            in_order = json.loads(kv.get(b"patience.deal_source", b"{}")).get("kind") in ("seeded", "file")
+        except (ValueError, AttributeError):
+            in_order = False
+    return (int(lo), int(hi), rows, in_order)
 
 
 def blocks_of(files: list[tuple[Path | str, object]]) -> list[Block]:
@@ -98,9 +117,9 @@ def blocks_of(files: list[tuple[Path | str, object]]) -> list[Block]:
     merged into one block)."""
     parts = []
     for path, fs in files:
-        lo, hi, rows = _deal_range(path, fs)
+        lo, hi, rows, in_order = _deal_range(path, fs)
         if rows:
-            parts.append(Part(path, lo, hi, rows, fs))
+            parts.append(Part(path, lo, hi, rows, fs, in_order))
     parts.sort(key=lambda p: (p.lo, p.hi))
     blocks: list[Block] = []
     for p in parts:
@@ -112,14 +131,52 @@ def blocks_of(files: list[tuple[Path | str, object]]) -> list[Block]:
     return blocks
 
 
-def _states_of_part(path: Path | str, filesystem=None) -> tuple[np.ndarray, np.ndarray]:
-    """(deal indices, states) of one part file, in file order."""
+def column_ranges(files: list[tuple[Path | str, object]], columns: list[str]) -> dict[str, tuple[int, int]]:
+    """column -> (smallest, largest value) over the given parts (``variant_folders``' lists), from the
+    Parquet footers' statistics alone, for the integer columns among ``columns``.  A column that some part
+    lacks, or gives no statistics for, is left out: the caller reads its rows instead."""
+    import pyarrow.parquet as pq
+
+    lo: dict[str, int] = {}
+    hi: dict[str, int] = {}
+    missing: set[str] = set()
+    for path, fs in files:
+        meta = pq.read_metadata(path, filesystem=fs)
+        names = meta.schema.names
+        for c in columns:
+            if c in missing:
+                continue
+            if c not in names:
+                missing.add(c)
+                continue
+            k = names.index(c)
+            for g in range(meta.num_row_groups):
+                group = meta.row_group(g)
+                if group.num_rows == 0:
+                    continue
+                chunk = group.column(k)
+                stats = chunk.statistics
+                if stats is None or not stats.has_min_max or chunk.physical_type not in ("INT32", "INT64", "BOOLEAN"):
+                    missing.add(c)
+                    break
+                a, b = int(stats.min), int(stats.max)
+                lo[c] = min(lo.get(c, a), a)
+                hi[c] = max(hi.get(c, b), b)
+    return {c: (lo[c], hi[c]) for c in columns if c in lo and c not in missing}
+
+
+def _states_of_part(path: Path | str, filesystem=None, first: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(deal indices, states) of one part file, in file order; ``first``: the part is in order from that
+    deal (``Part.in_order``), so only ``outcome`` is read."""
     import pyarrow.parquet as pq
 
     # ParquetFile, not read_table: no dataset discovery per file (about half the time on small parts)
     with pq.ParquetFile(path, read_dictionary=["outcome"], filesystem=filesystem) as f:
-        table = f.read(columns=["deal", "outcome"])
-    deals = table.column("deal").to_numpy()
+        table = f.read(columns=["outcome"] if first is not None else ["deal", "outcome"], use_threads=False)
+    if first is not None:
+        deals = np.arange(first, first + table.num_rows, dtype=np.int64)
+    else:
+        deals = table.column("deal").to_numpy()
     outcome = table.column("outcome").combine_chunks()
     words = outcome.dictionary.to_pylist()
     table_of = np.array([WON if w == "won" else UNKNOWN if w == "unknown" else LOST for w in words] or [LOST],
@@ -133,8 +190,7 @@ def _states_of_part(path: Path | str, filesystem=None) -> tuple[np.ndarray, np.n
 
 def read_block(block: Block, where: str, variant: str) -> tuple[np.ndarray, np.ndarray]:
     """(sorted deal indices, states) of a block; BadInput when a deal appears twice."""
-    pieces = [_states_of_part(p.path) if p.filesystem is None else _states_of_part(p.path, p.filesystem)
-              for p in block.parts]
+    pieces = [_states_of_part(p.path, p.filesystem, first=p.lo if p.in_order else None) for p in block.parts]
     deals = pieces[0][0] if len(pieces) == 1 else np.concatenate([d for d, _ in pieces])
     states = pieces[0][1] if len(pieces) == 1 else np.concatenate([s for _, s in pieces])
     steps = np.diff(deals)
@@ -225,6 +281,15 @@ def paired_counts(baseline: tuple[list[Block], str, str],
     totals = [np.zeros((3, 3), dtype=np.int64) for _ in others]
     if not others:
         return totals
+    if aligned(blocks, [o[0] for o in others]):
+        try:
+            for first in range(0, len(others), ALIGNED_GROUP):
+                group = others[first:first + ALIGNED_GROUP]
+                for k, counts in enumerate(_aligned_counts(blocks, [o[0] for o in group])):
+                    totals[first + k] += counts
+            return totals
+        except OutOfOrder:
+            totals = [np.zeros((3, 3), dtype=np.int64) for _ in others]
     with ThreadPoolExecutor(max_workers=READ_THREADS, thread_name_prefix="patience-read") as pool:
         reader = ReadAhead(pool)
         cursors = [Cursor(*o, reader=reader) for o in others]
@@ -240,3 +305,71 @@ def paired_counts(baseline: tuple[list[Block], str, str],
                 if db.size:
                     totals[k] += _pair(da, sa, db, sb)
     return totals
+
+
+# --- sides laid out alike: streams instead of a join ----------------------------------------------------
+
+ALIGNED_GROUP = 8  # other sides streamed beside the baseline at once (each is one streaming query)
+
+
+def aligned(base: list[Block], others: list[list[Block]]) -> bool:
+    """Whether every side is the same deal ranges, one local part each, every part in order (``Part.in_order``):
+    variants of one run always are.  Then the sides' rows, read part after part, are the same deals row for
+    row, and pairing needs no deal index at all."""
+    def layout(blocks: list[Block]):
+        if not all(len(b.parts) == 1 and b.parts[0].in_order and b.parts[0].filesystem is None for b in blocks):
+            return None
+        return [(b.lo, b.hi) for b in blocks]
+
+    mine = layout(base)
+    return mine is not None and all(layout(o) == mine for o in others)
+
+
+def _state_stream(blocks: list[Block]):
+    """Each row's state (LOST, WON, UNKNOWN as in :func:`_states_of_part`), part after part in deal order, in
+    batches: one polars streaming scan of ``outcome`` (much cheaper per file than opening each one)."""
+    import polars as pl
+
+    outcome = pl.col("outcome")
+    state = (pl.when(outcome == "won").then(pl.lit(WON, pl.Int8)).when(outcome == "unknown")
+             .then(pl.lit(UNKNOWN, pl.Int8)).otherwise(pl.lit(LOST, pl.Int8)).alias("s"))
+    lf = pl.scan_parquet([str(b.parts[0].path) for b in blocks], hive_partitioning=False)
+    # Batches may come out of order (seen with polars 2.1 when no read column is selected): each carries its
+    # rows' positions, checked, so a stream is only ever used in file order.
+    position = 0
+    for df in lf.with_row_index("_i").select("_i", state).collect_batches(maintain_order=True):
+        if df.height == 0:
+            continue
+        at = df["_i"].to_numpy()
+        if at[0] != position or not (np.diff(at) == 1).all():
+            raise OutOfOrder
+        position += df.height
+        yield df["s"].to_numpy().copy()  # a copy: the batch's memory goes with it
+
+
+class OutOfOrder(Exception):
+    """A stream's batches did not come in file order: pair part by part instead."""
+
+
+def _aligned_counts(base: list[Block], others: list[list[Block]]) -> list[np.ndarray]:
+    """3x3 counts of the baseline against each aligned side (:func:`aligned`), by zipping the state streams."""
+    streams = [_state_stream(blocks) for blocks in [base, *others]]
+    expected = sum(b.hi - b.lo + 1 for b in base)
+    buffers = [np.empty(0, np.int8) for _ in streams]
+    totals = [np.zeros((3, 3), dtype=np.int64) for _ in others]
+    seen = 0
+    while True:
+        for i, stream in enumerate(streams):
+            if buffers[i].size == 0:
+                buffers[i] = next(stream, buffers[i])
+        m = min(b.size for b in buffers)
+        if m == 0:
+            break
+        for k in range(len(others)):
+            totals[k] += pair_counts(buffers[0][:m], buffers[k + 1][:m])
+        buffers = [b[m:] for b in buffers]
+        seen += m
+    if seen != expected or any(b.size for b in buffers):  # the footers said otherwise: files changed under us
+        raise RuntimeError("a run's part files changed while they were compared; run the command again")
+    return totals
+

@@ -26,6 +26,7 @@ from engine.outcomes import OUTCOMES
 from engine.registry import game_names, get_game
 from pipeline.errors import BadInput
 from pipeline.intervals import Z95, wilson
+from pipeline.precision import row_decimals
 from pipeline.storage import open_run
 from pipeline.store import read_manifest
 
@@ -171,10 +172,72 @@ def build_report(run_dir: str | Path) -> Report:
     by_variant = hist.partition_by("variant", as_dict=True, maintain_order=True)
     names = [v for v in variants if (v,) in by_variant] + sorted(k[0] for k in by_variant if k[0] not in variants)
 
+    rows, sources = _rows(names, [_variant_figures(by_variant[(name,)], outcomes) for name in names], outcomes,
+                          reference)
+    units, totals = manifest.get("units", []), manifest.get("totals") or {}  # totals: the manifest since issue 12
+    return Report(
+        study=manifest.get("study", run_dir.name),
+        game=game,
+        run_dir=str(run_dir),
+        status=manifest.get("status", "unknown"),
+        units_done=totals.get("units_done", sum(1 for u in units if u.get("state") == "done")),
+        units_total=totals.get("units", len(units)),
+        outcomes=outcomes,
+        rows=rows,
+        sources=sources,
+        histogram=hist,
+    )
+
+
+def report_from_totals(run_dir: str | Path) -> Report | None:
+    """A finished run's report from run.json's totals alone, reading no part: deals, wins, win rates with
+    their intervals, outcome counts and verdicts, the very numbers :func:`build_report` gives; the rounds
+    columns, which need the rows, are left empty (NaN, so no renderer shows them).
+
+    None unless run.json records the run complete with totals for every variant it declares.  What a rerun
+    with nothing to do prints (issue 12): reading 10^5 part files costs far more than the rerun itself.
+    """
+    run_dir = open_run(run_dir)
+    try:
+        manifest = read_manifest(run_dir)
+        totals = manifest["totals"]
+        variants = list(manifest["config"]["variants"])
+        per = totals["variants"]
+        if manifest.get("status") != "complete" or totals["units_done"] != totals["units"] or \
+                any(v not in per for v in variants):
+            return None
+        figures = []
+        for name in variants:
+            counts = {str(k): int(n) for k, n in (per[name].get("outcomes") or {}).items()}
+            deals, wins = int(per[name]["deals"]), int(per[name]["wins"])
+            if sum(counts.values()) != deals or counts.get("won", 0) != wins:
+                return None  # totals from before outcome counts were kept: read the parts instead
+            figures.append((deals, wins, counts))
+    except (BadInput, KeyError, TypeError, ValueError, AttributeError):
+        return None
+    outcomes = list(manifest.get("outcomes") or _game_outcomes(manifest.get("game", "")))
+    seen = {o for _, _, counts in figures for o, n in counts.items() if n}
+    outcomes += [o for o in OUTCOMES if o not in outcomes and o in seen]
+    if seen - set(outcomes):
+        return None
+    nan = math.nan
+    figs = [{"deals": deals, "wins": wins, **{f"n_{o}": counts.get(o, 0) for o in outcomes}, "rounds_mean": nan,
+             "rounds_won_mean": nan, "rounds_won_median": nan, "rounds_won_p90": nan}
+            for deals, wins, counts in figures]
+    names = [name for name, (deals, _, _) in zip(variants, figures) if deals]  # as build_report: played variants
+    figs = [f for f in figs if f["deals"]]
+    rows, sources = _rows(names, figs, outcomes, manifest.get("config", {}).get("reference", {}) or {})
+    return Report(study=manifest.get("study", run_dir.name), game=manifest.get("game", ""), run_dir=str(run_dir),
+                  status="complete", units_done=int(totals["units_done"]), units_total=int(totals["units"]),
+                  outcomes=outcomes, rows=rows, sources=sources, histogram=None)
+
+
+def _rows(names: list[str], figures: list[dict[str, Any]], outcomes: list[str],
+          reference: dict[str, Any]) -> tuple[pl.DataFrame, dict[str, str]]:
+    """The report's rows (one per variant, raw numbers) and the published figures' sources."""
     records = []
     sources = {}
-    for name in names:
-        fig = _variant_figures(by_variant[(name,)], outcomes)
+    for name, fig in zip(names, figures):
         deals, wins = fig["deals"], fig["wins"]
         lo, hi = wilson(wins, deals)
         ref = reference.get(name, {})
@@ -200,19 +263,7 @@ def build_report(run_dir: str | Path) -> Report:
                                           "ref_win_rate", "ref_ci95", "ref_mean_rounds_won", "ref_mean_rounds", "z")},
               "verdict": pl.String}
     rows = pl.DataFrame(records, schema=schema) if records else pl.DataFrame(schema=schema)
-    units, totals = manifest.get("units", []), manifest.get("totals") or {}  # totals: the manifest since issue 12
-    return Report(
-        study=manifest.get("study", run_dir.name),
-        game=game,
-        run_dir=str(run_dir),
-        status=manifest.get("status", "unknown"),
-        units_done=totals.get("units_done", sum(1 for u in units if u.get("state") == "done")),
-        units_total=totals.get("units", len(units)),
-        outcomes=outcomes,
-        rows=rows,
-        sources=sources,
-        histogram=hist,
-    )
+    return rows, sources
 
 
 def _game_outcomes(game: str) -> tuple[str, ...]:
@@ -246,8 +297,10 @@ def _display_rows(report: Report) -> tuple[list[str], list[list[str]]]:
         header += ["published", "verdict"]
     out = []
     for r in report.rows.iter_rows(named=True):
+        d = row_decimals(r)  # as many decimals as the narrower of our interval and the published one needs
         line = [
-            r["variant"], f"{r['deals']:,}", _pct(r["win_rate"]), f"{_pct(r['ci95_low'])}..{_pct(r['ci95_high'])}",
+            r["variant"], f"{r['deals']:,}", _pct(r["win_rate"], d),
+            f"{_pct(r['ci95_low'], d)}..{_pct(r['ci95_high'], d)}",
             *[f"{r[f'n_{o}']:,}" for o in report.outcomes],
         ]
         if rounds:
@@ -255,7 +308,8 @@ def _display_rows(report: Report) -> tuple[list[str], list[list[str]]]:
         if has_ref:
             pub = ""
             if r["ref_win_rate"] is not None:
-                pub = _pct(r["ref_win_rate"]) + (f" ± {_pct(r['ref_ci95'])}" if r["ref_ci95"] is not None else "")
+                pub = _pct(r["ref_win_rate"], d) + (f" ± {_pct(r['ref_ci95'], d)}"
+                                                    if r["ref_ci95"] is not None else "")
             if r["ref_mean_rounds_won"] is not None:
                 pub += f"; {r['ref_mean_rounds_won']:g} rounds (won)"
             if r["ref_mean_rounds"] is not None:

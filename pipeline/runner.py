@@ -37,9 +37,8 @@ import numpy as np
 
 from pipeline.errors import BadInput, RunFailed
 from pipeline.executors import ClusterLost, UnitFailed, make_executor
+from pipeline.storage import open_run
 from pipeline.store import (
-    RunLock,
-    UnitLog,
     check_out_dir,
     clear_run,
     clear_tmp,
@@ -47,6 +46,8 @@ from pipeline.store import (
     part_summary,
     read_manifest,
     read_unit_log,
+    run_lock,
+    unit_log,
     write_manifest,
 )
 from pipeline.work_units import UnitPlan, make_task
@@ -158,7 +159,7 @@ def _finished_units(out_dir: Path, plan: UnitPlan, tally: _Tally) -> tuple[np.nd
     recovered = []
     for v, c in np.argwhere(done & ~counted):
         unit = plan.unit(int(c), int(v))
-        rec = part_summary(out_dir / unit.relpath, unit.key, unit.count)
+        rec = part_summary(unit.relpath, unit.key, unit.count, run_dir=out_dir)
         if rec is None:
             done[v, c] = False
             continue
@@ -188,7 +189,7 @@ def _complete_totals(out_dir: Path, plan: UnitPlan, tally: _Tally) -> bool:
 
 def run_study(
     study: Study,
-    out_dir: Path,
+    out_dir: Path | str,
     *,
     backend: str = "ray",
     address: str | None = None,
@@ -201,13 +202,16 @@ def run_study(
         if not console.is_terminal:  # a log file or a pipe: rich would assume 80 columns and wrap the bar
             console.width = max(console.width, 120)
     fingerprint = study.fingerprint()
+    out_dir = open_run(out_dir, "option --out")  # a local folder, or an object-storage prefix (pipeline.storage)
+    if not out_dir.local:  # bucket, endpoint and credentials checked before anything runs (BadInput)
+        out_dir.preflight("option --out", writing=True)
     check_out_dir(out_dir, fingerprint, study.fingerprint_fields(), fresh)  # BadInput: nothing written
 
     def say(text: str) -> None:  # shown above the progress bar (the cluster waits for a worker node, ...)
         console.print(f"[yellow]{text}[/yellow]")
 
     executor = make_executor(backend, address, num_cpus, on_wait=say)  # BadInput for an unknown backend
-    with RunLock(out_dir):  # BadInput when another run holds the folder
+    with run_lock(out_dir):  # BadInput when another run holds the folder
         # Judged again under the lock: the run that held it may have changed the folder.
         action = check_out_dir(out_dir, fingerprint, study.fingerprint_fields(), fresh)
         plan = UnitPlan(study)
@@ -248,7 +252,7 @@ def _run(study: Study, out_dir: Path, executor, action: str, fingerprint: str, b
         old = read_manifest(out_dir)
     elif action == "fresh":
         clear_run(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir.make_root()
     clear_tmp(out_dir)
 
     skipped = tally.units
@@ -282,7 +286,7 @@ def _run(study: Study, out_dir: Path, executor, action: str, fingerprint: str, b
         "totals": tally.totals(plan),
     }
     write_manifest(out_dir, manifest)
-    log = UnitLog(out_dir)
+    log = unit_log(out_dir)
 
     part_metadata_base = {
         "patience.study": study.name,

@@ -51,28 +51,101 @@ def open_run(target: str | Path, what: str = "RUN_DIR") -> RunStore:
         return target
     text = str(target)
     if is_uri(text):
-        return _object_store(text.rstrip("/"), what)
+        _refuse_secrets_in(text, what)
+        store = _object_store(text.rstrip("/"))
+        if isinstance(store, str):
+            raise BadInput(f"{what} {text}: {store}")
+        return store
     if text.startswith("file://"):
         text = text[len("file://"):]
     return LocalStore(Path(text))
 
 
+SECRET_QUERY_KEYS = ("access_key", "secret_key", "session_token")
+
+
+def _refuse_secrets_in(uri: str, what: str) -> None:
+    """pyarrow takes credentials in a URI's query; they would then be shown and recorded: refused, unshown."""
+    from urllib.parse import parse_qs, urlsplit
+
+    parts = urlsplit(uri)
+    keys = sorted(k for k in parse_qs(parts.query) if k in SECRET_QUERY_KEYS)
+    if keys or parts.password:
+        named = ", ".join(keys) or "a password"
+        raise BadInput(f"{what}: the URI carries credentials ({named}; not shown); allowed: a URI without them, "
+                       "credentials from the environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_PROFILE) "
+                       "or ~/.aws")
+
+
 @lru_cache(maxsize=16)
-def _object_store(uri: str, what: str) -> ObjectStore:
+def _object_store(uri: str) -> ObjectStore | str:
+    """One store (one pyarrow file system, its connections reused) per URI and process; a str says why not."""
     import pyarrow.fs as pafs
 
     scheme = uri.split("://", 1)[0]
     try:
         fs, root = pafs.FileSystem.from_uri(uri)
     except Exception as exc:  # noqa: BLE001 - pyarrow raises several kinds; the first line is what matters
-        raise BadInput(f"{what} {uri}: not a storage URI pyarrow can open ({first_line(exc)}); "
-                       "allowed: a local path, or s3://bucket/prefix (any URI pyarrow.fs.FileSystem.from_uri "
-                       "understands)") from None
+        return (f"not a storage URI pyarrow can open ({first_line(exc)}); allowed: a local path, or "
+                "s3://bucket/prefix (any URI pyarrow.fs.FileSystem.from_uri understands)")
     root = root.rstrip("/")
     if not root or (scheme in ("s3", "gs", "gcs") and "/" not in root):
-        raise BadInput(f"{what} {uri}: names a bucket but no prefix; allowed: {scheme}://bucket/prefix "
-                       "(a run needs a folder of its own)")
-    return ObjectStore(uri, fs, root)
+        return (f"names a bucket but no prefix; allowed: {scheme}://bucket/prefix "
+                "(a run needs a folder of its own)")
+    return ObjectStore(uri, fs, root, scheme)
+
+
+def s3_credentials_missing() -> bool:
+    """True only when no AWS credential source can exist: no keys in the environment, no web identity or
+    container credentials, no profile with credentials in the shared files, and the instance metadata
+    service turned off (``AWS_EC2_METADATA_DISABLED=true``).  Otherwise S3 itself answers."""
+    import configparser
+
+    env = os.environ
+    if env.get("AWS_ACCESS_KEY_ID") and env.get("AWS_SECRET_ACCESS_KEY"):
+        return False
+    if any(env.get(k) for k in ("AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+                                "AWS_CONTAINER_CREDENTIALS_FULL_URI")):
+        return False
+    profile = env.get("AWS_PROFILE") or env.get("AWS_DEFAULT_PROFILE") or "default"
+    home = Path.home() / ".aws"
+    keys = {"aws_access_key_id", "credential_process", "sso_session", "sso_start_url", "role_arn",
+            "web_identity_token_file", "credential_source"}
+    for file, section in ((env.get("AWS_SHARED_CREDENTIALS_FILE") or home / "credentials", profile),
+                          (env.get("AWS_CONFIG_FILE") or home / "config",
+                           profile if profile == "default" else f"profile {profile}")):
+        parser = configparser.RawConfigParser()
+        try:
+            parser.read(file)
+        except (OSError, configparser.Error):
+            continue
+        if parser.has_section(section) and keys & set(parser.options(section)):
+            return False
+    return env.get("AWS_EC2_METADATA_DISABLED", "").lower() == "true"  # else an instance role may answer
+
+
+def _endpoint_text() -> str:
+    """The S3 endpoint in use, for messages (host and port only: never a userinfo part)."""
+    from urllib.parse import urlsplit
+
+    url = os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL")
+    if not url:
+        return "the AWS S3 endpoint"
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.hostname}" + (f":{parts.port}" if parts.port else "")
+
+
+def storage_problem(exc: BaseException) -> str:
+    """One line saying why a storage request failed, from pyarrow's message (which holds no secret)."""
+    text = first_line(exc)
+    if "NETWORK_CONNECTION" in text or "Could not connect" in text or "curlCode" in text:
+        return f"cannot reach {_endpoint_text()} (connection failed)"
+    if "ACCESS_DENIED" in text or "AccessDenied" in text or "403" in text or "INVALID_ACCESS_KEY" in text \
+            or "SIGNATURE" in text.upper():
+        return "access denied: no credentials, or credentials without access to it"
+    if "NO_SUCH_BUCKET" in text:
+        return "the bucket does not exist"
+    return text.split(" (Request ID")[0]
 
 
 def first_line(exc: BaseException) -> str:
@@ -184,6 +257,9 @@ class LocalStore(RunStore):
     def label(self) -> str:
         return self.root.resolve().name
 
+    def make_root(self) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+
     def check_exists(self, what: str) -> None:
         if not self.root.is_dir():
             raise BadInput(f"{what} {self.root}: no such folder; allowed: a folder written by `patience run`")
@@ -276,10 +352,39 @@ class ObjectStore(RunStore):
 
     local = False
 
-    def __init__(self, uri: str, fs, root: str):
+    def __init__(self, uri: str, fs, root: str, scheme: str = "s3"):
         self.uri = uri
         self.fs = fs
         self.root = root
+        self.scheme = scheme
+        self.bucket = root.split("/", 1)[0]
+
+    def preflight(self, what: str, writing: bool) -> None:
+        """Before anything runs: the bucket exists and answers; for writing to S3, credentials exist.
+
+        BadInput (exit 2), one line, nothing written.  Reading needs no credentials (a public bucket)."""
+        import pyarrow.fs as pafs
+
+        if writing and self.scheme == "s3" and s3_credentials_missing():
+            raise BadInput(f"{what} {self.uri}: no AWS credentials found (environment, ~/.aws, instance metadata "
+                           "turned off); allowed: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or a "
+                           "profile in ~/.aws/credentials")
+        try:
+            info = self.fs.get_file_info(self.bucket)
+        except OSError as exc:
+            raise BadInput(f"{what} {self.uri}: {storage_problem(exc)}; allowed: a bucket the endpoint serves and "
+                           "the credentials can reach (AWS_ENDPOINT_URL, AWS_PROFILE, AWS_ACCESS_KEY_ID...)") from None
+        if info.type == pafs.FileType.NotFound:
+            raise BadInput(f"{what} {self.uri}: bucket {self.bucket!r} does not exist at {_endpoint_text()}; "
+                           "allowed: an existing bucket (create it first)")
+
+    def check_exists(self, what: str) -> None:
+        self.preflight(what, writing=False)
+        if not self.top_names():
+            raise BadInput(f"{what} {self.uri}: nothing under this prefix; allowed: a prefix written by `patience run`")
+
+    def make_root(self) -> None:
+        pass  # object storage has no folders
 
     def __repr__(self) -> str:
         return f"ObjectStore({self.uri})"
@@ -296,6 +401,7 @@ class ObjectStore(RunStore):
         return self.fs.get_file_info(self._p(rel)).type != pafs.FileType.NotFound
 
     def root_exists(self) -> bool:
+        self.preflight("RUN_DIR", writing=False)
         return bool(self.top_names())
 
     def read_bytes(self, rel: str) -> bytes | None:
@@ -341,8 +447,13 @@ class ObjectStore(RunStore):
     def write_table(self, rel: str, table) -> None:
         import pyarrow.parquet as pq
 
-        # One PUT (a multipart upload for large parts, completed on close): the key appears whole or not at all.
-        pq.write_table(table, self._p(rel), filesystem=self.fs, compression="zstd")
+        import pyarrow as pa
+
+        # Encoded in memory first, so an error while encoding uploads nothing; then one upload (a PUT, or a
+        # multipart upload for a large part, completed on close): the key appears whole or not at all.
+        sink = pa.BufferOutputStream()
+        pq.write_table(table, sink, compression="zstd")
+        self.write_bytes(rel, sink.getvalue())
 
     def delete(self, rel: str) -> None:
         try:

@@ -8,6 +8,14 @@ Layout of a run folder::
     variant=<encoded name>/part-<first>-<last>.parquet
     _tmp/<random>.tmp                         files being written
 
+On object storage (``--out s3://bucket/prefix``, :mod:`pipeline.storage`) the same keys, except that
+there is no ``_tmp``: a part and run.json are each one PUT to their final key (atomic: the object
+appears whole or not at all); the unit log, which object storage cannot append to, is one object per
+chunk, ``units/<milliseconds>-<writer>-<n>.jsonl``; and ``run.lock`` is advisory (:class:`ObjectRunLock`).
+
+Readers (report, query, compare, the HTML report, verify) read only the parts the run completed, as
+:func:`run_parts` lists them: files whose folder and name are those of a unit of the run's plan.
+
 A part is written under ``_tmp/`` (outside every ``variant=`` folder, with no
 ``.parquet`` suffix, and ``_``-prefixed so pyarrow's dataset discovery skips it)
 and renamed into place: a reader never sees half a file, and a file that exists
@@ -45,45 +53,43 @@ from pipeline.storage import RunStore, first_line, open_run
 
 MANIFEST = "run.json"
 UNIT_LOG = "units.jsonl"
+UNIT_LOG_DIR = "units"  # on object storage: the unit log's chunks, one object each
 LOCK = "run.lock"
 TMP_DIR = "_tmp"
 PARTS_GLOB = "variant=*/*.parquet"
 SUMMARY_KEY = "patience.summary"
 
 
-def write_part(run_dir: Path, relpath: str, table) -> None:
-    """Write one unit's table to ``_tmp`` then rename it into ``relpath`` (atomic on one file system)."""
-    if not (run_dir / MANIFEST).is_file():
+def write_part(run_dir, relpath: str, table) -> None:
+    """Write one unit's table where the run's other parts are (``run_dir``: a path, a URI or a RunStore).
+
+    A local folder: to ``_tmp`` then renamed into ``relpath`` (atomic on one file system).  Object storage:
+    one PUT straight to the final key (atomic: the object appears whole or not at all).
+    """
+    store = open_run(run_dir)
+    if store.local and not (store.root / MANIFEST).is_file():
         # The driver writes run.json before any unit runs; not seeing it means this
         # worker does not share the driver's storage (e.g. --out on a local disk of a cluster).
         raise StorageError(
-            f"worker on host {socket.gethostname()} cannot see the run folder {run_dir} (no {MANIFEST}); "
+            f"worker on host {socket.gethostname()} cannot see the run folder {store.root} (no {MANIFEST}); "
             "on a cluster --out must be shared storage every node can reach"
         )
-    import pyarrow.parquet as pq
-
-    tmp = run_dir / TMP_DIR / f"{uuid.uuid4().hex}.tmp"
-    final = run_dir / relpath
     try:
-        tmp.parent.mkdir(exist_ok=True)
-        final.parent.mkdir(exist_ok=True)
-        pq.write_table(table, tmp, compression="zstd")
-        os.replace(tmp, final)
+        store.write_table(relpath, table)
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise StorageError(f"worker on host {socket.gethostname()} cannot write {final}: {exc}") from None
+        from pipeline.storage import storage_problem
+
+        why = first_line(exc) if store.local else storage_problem(exc)
+        raise StorageError(f"worker on host {socket.gethostname()} cannot write {store.where(relpath)}: {why}") from None
 
 
-def part_complete(run_dir: Path, relpath: str, count: int, key: str) -> bool:
+def part_complete(run_dir, relpath: str, count: int, key: str) -> bool:
     """True when the unit's file exists and its footer holds its ``count`` rows and its key."""
-    import pyarrow.parquet as pq
-
-    path = run_dir / relpath
-    if not path.is_file():
-        return False
+    store = open_run(run_dir)
     try:
-        meta = pq.read_metadata(path)
-    except Exception:  # noqa: BLE001 - any unreadable file is simply not a finished unit
+        with store.parquet_file(relpath) as f:
+            meta = f.metadata
+    except Exception:  # noqa: BLE001 - a missing or unreadable file is simply not a finished unit
         return False
     kv = meta.metadata or {}
     return meta.num_rows == count and kv.get(b"patience.unit", b"").decode() == key
@@ -106,32 +112,47 @@ def read_manifest(run_dir) -> dict[str, Any]:
                        "allowed: a run.json written by `patience run`") from None
 
 
-def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:
-    """Atomically replace run.json (readers see the old or the new one, never half)."""
-    tmp = run_dir / TMP_DIR / f"manifest-{uuid.uuid4().hex}.tmp"
-    tmp.parent.mkdir(parents=True, exist_ok=True)
-    tmp.write_text(json.dumps(manifest, indent=1, default=str) + "\n", encoding="utf-8")
-    os.replace(tmp, run_dir / MANIFEST)
+def write_manifest(run_dir, manifest: dict[str, Any]) -> None:
+    """Atomically replace run.json (readers see the old or the new one, never half): a rename locally,
+    one PUT on object storage."""
+    store = open_run(run_dir)
+    data = (json.dumps(manifest, indent=1, default=str) + "\n").encode()
+    if store.local:
+        store.write_bytes(MANIFEST, data)
+        return
+    try:
+        store.write_bytes(MANIFEST, data)
+    except OSError as exc:
+        raise RunFailed(f"cannot write {store.where(MANIFEST)}: {_problem(exc)}") from None
 
 
-def check_out_dir(out: Path, fingerprint: str, fingerprint_fields: dict[str, Any], fresh: bool) -> str:
-    """Decide what to do with ``out`` before anything is written.
+def _problem(exc: OSError) -> str:
+    from pipeline.storage import storage_problem
+
+    return storage_problem(exc)
+
+
+def check_out_dir(out, fingerprint: str, fingerprint_fields: dict[str, Any], fresh: bool) -> str:
+    """Decide what to do with ``out`` (a path, a URI or a RunStore) before anything is written.
 
     Returns "new" (missing or empty), "resume" (a run of the same resolved config)
     or "fresh" (a run to clear first).  BadInput when ``out`` is a file, holds
     something that is not a run, or holds a different run and ``fresh`` is off.
     """
-    if out.exists() and not out.is_dir():
+    store = open_run(out, "option --out")
+    if store.local and store.root.exists() and not store.root.is_dir():
         raise BadInput(f"option --out: {out} is a file; allowed: a folder (new, empty, or an earlier run of this study)")
-    if not out.exists() or not any(e.name != LOCK for e in out.iterdir()):
+    names = store.top_names()
+    if not any(name != LOCK for name in names):
         return "new"
-    if not (out / MANIFEST).is_file():
+    data = store.read_bytes(MANIFEST) if MANIFEST in names else None
+    if data is None:
         raise BadInput(
             f"option --out: {out} is not empty and holds no {MANIFEST}; allowed: a new or empty folder, or an earlier run"
         )
     try:
-        old = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        old = json.loads(data)
+    except ValueError:
         old = {}
     if old.get("fingerprint") == fingerprint:
         return "fresh" if fresh else "resume"
@@ -145,30 +166,39 @@ def check_out_dir(out: Path, fingerprint: str, fingerprint_fields: dict[str, Any
     )
 
 
-def clear_run(out: Path) -> None:
-    """Remove what a run wrote (manifest, parts, temp files) and nothing else."""
-    for entry in out.iterdir():
-        if entry.name in (MANIFEST, UNIT_LOG, TMP_DIR) or entry.name.startswith("variant="):
-            if entry.is_dir():
-                shutil.rmtree(entry)
-            else:
-                entry.unlink()
+def clear_run(out) -> None:
+    """Remove what a run wrote (manifest, parts, unit log, temp files) and nothing else."""
+    store = open_run(out)
+    for name in store.top_names():
+        if name in (MANIFEST, UNIT_LOG, TMP_DIR) or name.startswith("variant=") or \
+                (name == UNIT_LOG_DIR and not store.local):
+            store.delete_tree(name)
 
 
-def clear_tmp(out: Path) -> None:
-    """Drop temp files a killed run left behind (they were never renamed into place)."""
-    shutil.rmtree(out / TMP_DIR, ignore_errors=True)
+def clear_tmp(out) -> None:
+    """Drop temp files a killed run left behind (they were never renamed into place); local folders only."""
+    store = open_run(out)
+    if store.local:
+        shutil.rmtree(store.root / TMP_DIR, ignore_errors=True)
 
 
 # --- resume: listing parts, the unit log -------------------------------------------------------
 
 
-def list_parts(run_dir: Path) -> Iterator[tuple[str, int, int]]:
+def list_parts(run_dir) -> Iterator[tuple[str, int, int]]:
     """(variant, first, last) of every ``variant=*/part-<first>-<last>.parquet``, from names alone."""
     from urllib.parse import unquote
 
     from pipeline.work_units import PART_NAME
 
+    store = open_run(run_dir)
+    if not store.local:  # one listing of the prefix (pages of 1,000 keys)
+        for folder, sub, _ in store.variant_files():
+            m = PART_NAME.fullmatch(sub)
+            if m:
+                yield unquote(folder[len("variant="):]), int(m.group(1)), int(m.group(2))
+        return
+    run_dir = store.root
     try:
         folders = [e for e in os.scandir(run_dir) if e.name.startswith("variant=") and e.is_dir()]
     except FileNotFoundError:
@@ -182,7 +212,7 @@ def list_parts(run_dir: Path) -> Iterator[tuple[str, int, int]]:
                 yield variant, int(m.group(1)), int(m.group(2))
 
 
-def part_summary(path: Path, key: str, count: int) -> dict[str, Any] | None:
+def part_summary(path, key: str, count: int, run_dir=None) -> dict[str, Any] | None:
     """A finished part's summary from its footer; None unless it holds ``count`` rows of unit ``key``.
 
     Parts written before summaries moved into the footer have no ``patience.summary``: their
@@ -191,7 +221,7 @@ def part_summary(path: Path, key: str, count: int) -> dict[str, Any] | None:
     import pyarrow.parquet as pq
 
     try:
-        pf = pq.ParquetFile(path)
+        pf = pq.ParquetFile(path) if run_dir is None else open_run(run_dir).parquet_file(path)
         kv = pf.metadata.metadata or {}
         if pf.metadata.num_rows != count or kv.get(b"patience.unit", b"").decode() != key:
             return None
@@ -204,23 +234,74 @@ def part_summary(path: Path, key: str, count: int) -> dict[str, Any] | None:
     return {"key": key, "count": count, "wins": counts.get("won", 0), "outcomes": counts}
 
 
-def read_unit_log(run_dir: Path) -> Iterator[dict[str, Any]]:
-    """The summaries in ``units.jsonl`` in the order written (a torn or damaged line is skipped)."""
-    path = run_dir / UNIT_LOG
+def read_unit_log(run_dir) -> Iterator[dict[str, Any]]:
+    """The summaries of the unit log in the order written (a torn or damaged line is skipped).
+
+    Locally ``units.jsonl``; on object storage the chunk objects under ``units/``, in name (time) order.
+    """
+    store = open_run(run_dir)
+    if not store.local:
+        for sub, _ in sorted(store.list_tree(UNIT_LOG_DIR)):
+            data = store.read_bytes(f"{UNIT_LOG_DIR}/{sub}") or b""
+            yield from _log_records(data.splitlines(keepends=True))
+        return
+    path = store.root / UNIT_LOG
     try:
         f = open(path, "rb")
     except FileNotFoundError:
         return
     with f:
-        for line in f:
-            if not line.endswith(b"\n"):
-                break  # the torn tail of a killed driver
+        yield from _log_records(f)
+
+
+def _log_records(lines) -> Iterator[dict[str, Any]]:
+    for line in lines:
+        if not line.endswith(b"\n"):
+            break  # the torn tail of a killed driver
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(rec, dict) and "key" in rec:
+            yield rec
+
+
+def unit_log(run_dir, every: float = 1.0):
+    """The run's unit log for appending: ``units.jsonl`` locally, chunk objects on object storage."""
+    store = open_run(run_dir)
+    return UnitLog(store.root, every) if store.local else ObjectUnitLog(store, every)
+
+
+class ObjectUnitLog:
+    """The unit log on object storage, which has no append: each chunk of whole lines is one object,
+    ``units/<milliseconds>-<random>.jsonl`` (one PUT, atomic), so names sort in the order written."""
+
+    def __init__(self, store: RunStore, every: float = 1.0):
+        self.store = store
+        self.every = every
+        self._lines: list[bytes] = []
+        self._last = time.monotonic()
+        self._tag = uuid.uuid4().hex[:8]
+        self._n = 0
+
+    def append(self, record: dict[str, Any]) -> None:
+        self._lines.append(json.dumps(record, separators=(",", ":")).encode() + b"\n")
+        if time.monotonic() - self._last >= self.every:
+            self.flush()
+
+    def flush(self) -> None:
+        if self._lines:
+            self._n += 1
+            name = f"{UNIT_LOG_DIR}/{time.time_ns() // 1_000_000:014d}-{self._tag}-{self._n:06d}.jsonl"
             try:
-                rec = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(rec, dict) and "key" in rec:
-                yield rec
+                self.store.write_bytes(name, b"".join(self._lines))
+            except OSError as exc:
+                raise RunFailed(f"cannot write {self.store.where(name)}: {_problem(exc)}") from None
+            self._lines.clear()
+        self._last = time.monotonic()
+
+    def close(self) -> None:
+        self.flush()
 
 
 class UnitLog:
@@ -272,6 +353,84 @@ class UnitLog:
 
 
 # --- one run per folder --------------------------------------------------------------------------
+
+
+def run_lock(out):
+    """The lock of a run folder: a ``flock`` on a local file system, an advisory object on object storage."""
+    store = open_run(out, "option --out")
+    return RunLock(store.root) if store.local else ObjectRunLock(store)
+
+
+def _pid_alive(pid: Any) -> bool:
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, TypeError, ValueError, OverflowError):
+        return True  # someone else's process, or no pid to judge: assume alive
+    return True
+
+
+class ObjectRunLock:
+    """``run.lock`` on object storage, where there is no ``flock`` and (through pyarrow) no conditional PUT.
+
+    What it means there: an *advisory* lock.  The object names the holder (host, pid, start, a random
+    token) and is deleted when the run ends.  A second run finds it and is refused, naming the holder,
+    unless the holder is a dead process of this host (taken over, as a local lock would be).  A run on
+    another host that died leaves its lock; the message says to delete it.  Two runs starting within
+    the same fraction of a second could both write it: each reads the object back after a short pause
+    and only the one whose token is there goes on (S3 reads are strongly consistent), which narrows
+    that window to the pause but cannot close it without a compare-and-swap.
+    """
+
+    SETTLE = 0.3  # seconds between writing the lock and reading it back
+
+    def __init__(self, store: RunStore):
+        self.store = store
+        self.held = False
+
+    def _holder(self) -> dict[str, Any]:
+        data = self.store.read_bytes(LOCK)
+        try:
+            rec = json.loads(data) if data else {}
+        except ValueError:
+            rec = {}
+        return rec if isinstance(rec, dict) else {}
+
+    def acquire(self) -> None:
+        me = socket.gethostname()
+        where = self.store.where(LOCK)
+        holder = self._holder()
+        if holder.get("state") == "running" and not (holder.get("host") == me and not _pid_alive(holder.get("pid"))):
+            raise BadInput(f"option --out: {self.store.uri} is in use by a run in progress ({_holder(holder)}); "
+                           f"allowed: wait for it to end, another --out, or delete {where} if that run is gone")
+        token = uuid.uuid4().hex
+        text = json.dumps({"host": me, "pid": os.getpid(), "state": "running", "token": token,
+                           "since": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+        try:
+            self.store.write_bytes(LOCK, text.encode() + b"\n")
+        except OSError as exc:  # the first write of a run: e.g. credentials that may read but not write
+            raise BadInput(f"option --out: {self.store.uri}: cannot write ({_problem(exc)}); allowed: a prefix "
+                           "the credentials may write to") from None
+        time.sleep(self.SETTLE)
+        now = self._holder()
+        if now.get("token") != token:
+            raise BadInput(f"option --out: {self.store.uri} was taken by a run that started at the same moment "
+                           f"({_holder(now)}); allowed: wait for it to end, or another --out")
+        self.held = True
+
+    def release(self) -> None:
+        if self.held:
+            self.held = False
+            if self._holder().get("token") is not None:
+                self.store.delete(LOCK)
+
+    def __enter__(self) -> ObjectRunLock:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.release()
 
 
 class RunLock:
@@ -504,15 +663,21 @@ def run_parts(run_dir, manifest: dict[str, Any] | None = None, *, check: bool = 
     parts: list[PartRef] = []
     strays: list[str] = []
     sizes: dict[str, int | None] = {}
+    folders: dict[str, tuple[str, bool]] = {}  # folder -> (variant, named exactly as the run names it)
+    match, locate = PART_NAME.fullmatch, plan.locate if plan is not None else None
     for folder, sub, size in store.variant_files():
         rel = f"{folder}/{sub}"
-        variant = unquote(folder[len("variant="):])
-        if plan is not None:  # the run's own units, by folder and name
-            m = PART_NAME.fullmatch(sub)
-            ok = m is not None and variant_dir(variant) == folder
+        known = folders.get(folder)
+        if known is None:
+            variant = unquote(folder[len("variant="):])
+            known = folders[folder] = (variant, variant_dir(variant) == folder)
+        variant = known[0]
+        if locate is not None:  # the run's own units, by folder and name
+            m = match(sub)
+            ok = m is not None and known[1]
             if ok:
                 first, last = int(m.group(1)), int(m.group(2))
-                ok = plan.locate(variant, first, last) is not None
+                ok = locate(variant, first, last) is not None
         else:  # a manifest that records no plan (hand-made): every Parquet file of a declared variant
             m = LEGACY_PART.match(sub)
             first, last = (int(m.group(1)), int(m.group(2))) if m else (0, 0)

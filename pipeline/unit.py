@@ -12,7 +12,6 @@ import os
 import socket
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -144,7 +143,7 @@ def run_unit(task: UnitTask) -> UnitSummary:
     summary.seconds = time.perf_counter() - t0  # playing; the write below is not counted
     table = to_table(game, deal, columns, {**task.metadata, "patience.unit": task.unit.key,
                                            SUMMARY_KEY: json.dumps(summary.record())})
-    write_part(Path(task.run_dir), task.unit.relpath, table)
+    write_part(task.run_dir, task.unit.relpath, table)  # a path or a storage URI (pipeline.storage)
     return summary
 
 

@@ -8,6 +8,7 @@ The reference implementations below are the code these paths replaced (whole col
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from urllib.parse import quote
 
@@ -143,9 +144,9 @@ def test_each_part_is_read_once_however_many_variants(run_with_unknowns, monkeyp
     reads: list[Path] = []
     real = parts_module._states_of_part
 
-    def counting(path):
-        reads.append(path)
-        return real(path)
+    def counting(path, *args, **kwargs):
+        reads.append(Path(path))
+        return real(path, *args, **kwargs)
 
     monkeypatch.setattr(parts_module, "_states_of_part", counting)
     compare_run(run_with_unknowns, baseline="base")
@@ -262,3 +263,199 @@ def test_html_report_states_how_exact_each_distribution_is(run_with_unknowns):
         assert f'id="chart-{column}"' in page
     assert "seconds: every percentile exact" in page
     assert "1a 2b 3c" not in page  # the solution column is never shown (nor read)
+
+
+# --- parts patience run wrote: footers stand in for reads ------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def real_run(tmp_path_factory) -> Path:
+    """configs/quickstart.yaml (three Perpetual Motion presets) on 900 deals in units of 200, serial."""
+    from pipeline.config import load_study
+    from pipeline.runner import run_study
+    from pipeline_util import ROOT
+
+    out = tmp_path_factory.mktemp("real") / "quick"
+    run_study(load_study(ROOT / "configs" / "quickstart.yaml", deals=900, batch_size=200), out, backend="serial")
+    return out
+
+
+def test_parts_patience_run_wrote_are_paired_without_reading_deal(real_run, monkeypatch):
+    firsts = []
+    real = parts_module._states_of_part
+
+    def recording(path, filesystem=None, first=None):
+        firsts.append(first)
+        return real(path, filesystem, first)
+
+    monkeypatch.setattr(parts_module, "_states_of_part", recording)
+    old = old_states(real_run)
+    streamed = compare_run(real_run, baseline="clarke")  # variants of one run: aligned, two streams zipped
+    assert firsts == []
+    for c in streamed.comparisons:
+        expected = compare_counts("clarke", c.variant, old_pair(old["clarke"], old[c.variant]))
+        assert (c.both, c.baseline_only, c.variant_only, c.neither, c.deals) == \
+            (expected.both, expected.baseline_only, expected.variant_only, expected.neither, expected.deals)
+    # part by part (what sides laid out differently get): the same counts, and still no deal column read
+    monkeypatch.setattr(parts_module, "aligned", lambda *a: False)
+    cs = compare_run(real_run, baseline="clarke")
+    assert [vars(c) for c in cs.comparisons] == [vars(c) for c in streamed.comparisons]
+    assert len(firsts) == 15 and None not in firsts  # 3 variants x 5 units, every one without its deal column
+    # the same files with the footer's unit key removed are read whole, with the same counts
+    monkeypatch.setattr(parts_module, "_deal_range", lambda path, fs=None: (*_plain_range(path), False))
+    firsts.clear()
+    again = compare_run(real_run, baseline="clarke")
+    assert firsts == [None] * 15
+    assert [vars(c) for c in again.comparisons] == [vars(c) for c in cs.comparisons]
+
+
+def _plain_range(path):
+    deals = pq.read_table(path, columns=["deal"]).column("deal").to_numpy()
+    return int(deals.min()), int(deals.max()), int(deals.size)
+
+
+def test_column_ranges_from_footers_are_the_rows_extremes(real_run, run_with_unknowns):
+    from pipeline.parts import column_ranges, variant_folders
+
+    for run in (real_run, run_with_unknowns):
+        files = [f for fs in variant_folders(run).values() for f in fs]
+        got = column_ranges(files, ["rounds", "nodes", "seconds", "outcome", "absent"])
+        rows = scan_deals(run).collect()
+        for c in ("rounds", "nodes"):
+            if c in rows.columns:
+                assert got[c] == (rows[c].min(), rows[c].max())
+        assert "seconds" not in got and "outcome" not in got and "absent" not in got  # floats, strings, missing
+
+
+@pytest.mark.parametrize("column", ["nodes", "wide"])
+def test_distributions_with_footer_ranges_equal_those_without(run_with_unknowns, column):
+    from pipeline.distributions import distributions
+    from pipeline.parts import column_ranges, variant_folders
+
+    lf = scan_deals(run_with_unknowns)
+    variants = ["base", "other,x=1", "gappy"]
+    ranges = column_ranges([f for fs in variant_folders(run_with_unknowns).values() for f in fs], [column])
+    assert column in ranges
+    with_ranges = distributions(lf, [column, "seconds"], variants, ranges)
+    without = {c: column_distributions(lf, c, variants) for c in (column, "seconds")}
+    assert with_ranges == without
+
+
+def test_bins_order_like_the_values():
+    from pipeline.distributions import BINS_PER_DOUBLING, bin_keys
+
+    rng = np.random.default_rng(2)
+    x = np.concatenate([rng.lognormal(0, 30, 5000), -rng.lognormal(0, 30, 5000), [0.0, -0.0, np.inf, -np.inf,
+                        5e-324, -5e-324, 1.0, 1.0 + 2 ** -52, 2.0, np.nextafter(2.0, 0)], rng.uniform(-1, 1, 1000)])
+    x = np.sort(x)
+    keys = bin_keys(x)
+    # a bin never holds values out of order with another's: wherever the sorted values step up, every key
+    # before the step is at most every key after it (-0.0 and 0.0 are equal values in neighbouring bins)
+    before, after = np.maximum.accumulate(keys), np.minimum.accumulate(keys[::-1])[::-1]
+    steps = np.nonzero(np.diff(x) > 0)[0]
+    assert (before[steps] <= after[steps + 1]).all()
+    # within a doubling, BINS_PER_DOUBLING bins: 1.0 and 2.0 are that many bins apart
+    assert bin_keys(np.array([2.0]))[0] - bin_keys(np.array([1.0]))[0] == BINS_PER_DOUBLING
+    # a bin is at most 1/BINS_PER_DOUBLING of its values wide
+    v = rng.lognormal(0, 5, 20000)
+    k = bin_keys(v)
+    for key in np.unique(k)[:200]:
+        mine = v[k == key]
+        assert mine.max() - mine.min() <= mine.min() / BINS_PER_DOUBLING
+
+
+def test_a_nan_makes_its_groups_figures_nan_as_numpy_does():
+    lf = pl.DataFrame({"variant": ["a"] * 6, "won": [True, True, True, False, False, False],
+                       "seconds": [0.5, np.nan, 0.25, 0.1, 0.2, 0.3]}).lazy()
+    got = column_distributions(lf, "seconds", ["a"])
+    assert all(math.isnan(x) for x in got[("a", True)].as_dict().values() if x != 3)
+    assert got[("a", False)].as_dict() == {"n": 3, **dict(zip(("p05", "q1", "med", "q3", "p95"),
+                                                               np.quantile([0.1, 0.2, 0.3], QUANTILES).tolist())),
+                                           "mean": pytest.approx(0.2, rel=1e-15), "max": 0.3}
+
+
+# --- a rerun with nothing to do: the report from run.json's totals ------------------------------------
+
+
+def test_report_from_totals_equals_build_report_but_the_rounds_columns(real_run):
+    from pipeline.report import report_from_totals
+
+    full, quick = build_report(real_run), report_from_totals(real_run)
+    assert quick is not None and quick.histogram is None
+    rounds = ["rounds_mean", "rounds_won_mean", "rounds_won_median", "rounds_won_p90"]
+    assert quick.rows.drop(rounds).equals(full.rows.drop(rounds))
+    assert quick.rows.select(rounds).fill_nan(None).null_count().row(0) == (3, 3, 3, 3)
+    assert (quick.study, quick.game, quick.status, quick.units_done, quick.units_total, quick.outcomes,
+            quick.sources) == (full.study, full.game, full.status, full.units_done, full.units_total, full.outcomes,
+                               full.sources)
+
+
+def test_report_from_totals_refuses_a_run_not_complete(real_run, tmp_path):
+    import shutil
+
+    from pipeline.report import report_from_totals
+
+    copy = tmp_path / "copy"
+    shutil.copytree(real_run, copy)
+    manifest = json.loads((copy / "run.json").read_text())
+    (copy / "run.json").write_text(json.dumps({**manifest, "status": "interrupted"}))
+    assert report_from_totals(copy) is None
+    totals = manifest["totals"]
+    first = next(iter(totals["variants"]))
+    totals["variants"][first]["outcomes"] = {}  # totals without outcome counts (an older run): not enough
+    (copy / "run.json").write_text(json.dumps(manifest))
+    assert report_from_totals(copy) is None
+
+
+def test_rerun_with_nothing_to_do_prints_the_totals_without_reading_parts(real_run, capsys, monkeypatch):
+    import pipeline.report as report_module
+    from pipeline_util import ROOT, cli
+
+    def no_scan(*args, **kwargs):
+        raise AssertionError("a rerun with nothing to do read the parts")
+
+    monkeypatch.setattr(report_module, "scan_deals", no_scan)
+    code, out, err = cli(["run", ROOT / "configs" / "quickstart.yaml", "--backend", "serial", "--deals", "900",
+                          "--batch-size", "200", "--out", real_run], capsys)
+    assert code == 0, err
+    assert "nothing to do: all 15 units already done" in err and f"patience report {real_run}" in err
+    monkeypatch.undo()
+    full = build_report(real_run)
+    for r in full.rows.iter_rows(named=True):  # every variant's exact counts, as the full report has them
+        assert f"{r['deals']:,}" in out and f"{r['wins']:,}" in out
+
+
+def test_aligned_streams_count_unknown_and_missing_outcomes_as_the_join_does(real_run, tmp_path, monkeypatch):
+    import shutil
+
+    import pyarrow.compute as pc
+
+    copy = tmp_path / "unknowns"
+    shutil.copytree(real_run, copy)
+    for k, path in enumerate(sorted(copy.glob("variant=masten/*.parquet"))):
+        table = pq.read_table(path)
+        deal = table.column("deal").to_numpy()
+        outcome = table.column("outcome").to_pylist()
+        outcome = [None if d % 11 == 0 else "unknown" if d % 7 == 0 else o for d, o in zip(deal, outcome)]
+        table = table.set_column(table.schema.get_field_index("outcome"), "outcome", pa.array(outcome, pa.string()))
+        pq.write_table(table, path)  # the footer keeps patience run's metadata: still in order
+    assert pc.sum(pq.read_table(path).column("outcome").is_null()).as_py() > 0
+    old = old_states(copy)
+    streamed = compare_run(copy, baseline="clarke")
+    assert parts_module.aligned(*[b for b in (parts_module.blocks_of(f) for f in
+                                              parts_module.variant_folders(copy).values())][:1],
+                                [parts_module.blocks_of(f) for f in parts_module.variant_folders(copy).values()])
+    for c in streamed.comparisons:
+        expected = compare_counts("clarke", c.variant, old_pair(old["clarke"], old[c.variant]))
+        assert {k: v for k, v in vars(c).items() if k not in ("log10_p_holm", "verdict")} == \
+            {k: v for k, v in vars(expected).items() if k not in ("log10_p_holm", "verdict")}
+    masten = next(c for c in streamed.comparisons if c.variant == "masten")
+    assert masten.unknown_variant > 0
+
+    def out_of_order(blocks):  # a stream whose batches came out of file order: paired part by part instead
+        raise parts_module.OutOfOrder
+        yield
+
+    monkeypatch.setattr(parts_module, "_state_stream", out_of_order)
+    again = compare_run(copy, baseline="clarke")
+    assert [vars(c) for c in again.comparisons] == [vars(c) for c in streamed.comparisons]

@@ -16,7 +16,9 @@ from engine.open_solitaire import (
     EMPTY_ANY,
     EMPTY_NONE,
     EMPTY_TOP_RANK,
-    LAYOUT_EIGHT,
+    LAYOUT_IN_TURN,
+    MAX_SECONDS_DOC,
+    MAX_SECONDS_HI,
     SOLVER_COLUMNS,
     SolverRules,
     check_solution_with,
@@ -29,37 +31,39 @@ from engine.registry import GameSpec, PlayResult
 from engine.rules import switch
 
 MAX_NODES_HI = 100_000_000  # about 100 bytes of memory per stored position
-MAX_SECONDS_HI = 86_400
 EMPTY_CODES = {"any": EMPTY_ANY, "kings": EMPTY_TOP_RANK, "none": EMPTY_NONE}
 
 
 @dataclass(frozen=True)
 class BakersGameRules:
     cells: int = switch(4, "single-card free cells", lo=0, hi=8)
+    columns: int = switch(8, "tableau columns, 4..8; the 52 cards are dealt to them in turn (card k to column "
+                          "(k mod columns) + 1)", lo=4, hi=8)
     sequence_move: str = switch(
         "limited",
-        "limited: a run of at most (free cells + 1) x 2^(empty columns other than the target) moves as one unit; "
-        "unlimited: any run",
+        "limited: a run moves as one unit when single cards could make the move: at most (free cells + 1) x "
+        "2^(empty columns other than the target) cards, or free cells + 1 when empty columns take only kings or "
+        "nothing; unlimited: any run",
         choices=("limited", "unlimited"),
     )
     empty_column: str = switch("any", "what an empty column takes: any card or run, kings (a King or a run headed by one), none",
                                choices=("any", "kings", "none"))
     max_nodes: int = switch(2_000_000, "positions the solver may store before it answers unknown", lo=1, hi=MAX_NODES_HI)
-    max_seconds: int = switch(0, "CPU seconds the solver may spend on one deal before it answers unknown (0: no limit); "
-                              "NOT reproducible: a deal near the limit may get another verdict on another machine or load",
-                              lo=0, hi=MAX_SECONDS_HI)
+    max_seconds: int = switch(0, MAX_SECONDS_DOC, lo=0, hi=MAX_SECONDS_HI)
 
 
 PRESETS: dict[str, dict] = {"standard": {}}
 
 
 def solver_rules(rules: BakersGameRules, build: int = BUILD_SUIT) -> SolverRules:
-    return SolverRules(LAYOUT_EIGHT, build, rules.cells, False, rules.sequence_move == "unlimited",
-                       EMPTY_CODES[rules.empty_column], int(rules.max_nodes), float(rules.max_seconds))
+    return SolverRules(LAYOUT_IN_TURN, build, rules.cells, False, rules.sequence_move == "unlimited",
+                       EMPTY_CODES[rules.empty_column], int(rules.max_nodes), columns=rules.columns,
+                       max_seconds=float(rules.max_seconds))
 
 
 def reference_rules(rules: BakersGameRules, build: str = "suit") -> reference.Rules:
-    return reference.Rules("eight_columns", build, rules.cells, False, rules.sequence_move, rules.empty_column)
+    return reference.Rules("in_turn", build, rules.cells, False, rules.sequence_move, rules.empty_column,
+                           columns=rules.columns)
 
 
 def play_batch(decks: np.ndarray, rules: BakersGameRules) -> dict[str, np.ndarray]:

@@ -19,7 +19,7 @@ from engine.registry import GameSpec, PlayResult
 
 @dataclass(frozen=True)
 class FreeCellRules(BakersGameRules):
-    """The same switches as Baker's Game (cells, sequence_move, empty_column, max_nodes)."""
+    """The same switches as Baker's Game (cells, columns, sequence_move, empty_column, max_nodes)."""
 
 
 PRESETS: dict[str, dict] = {"microsoft": {}}
@@ -43,7 +43,8 @@ def check_solution(deal: np.ndarray, rules: FreeCellRules, text: str) -> str | N
 GAME = GameSpec(
     name="freecell",
     title="FreeCell",
-    doc="Eight columns, four cells, foundations from Ace; build down in alternating colours.  Solved exactly.",
+    doc="Eight columns (4 to 8 with `columns`), four cells, foundations from Ace; build down in alternating colours.  "
+    "Solved exactly.",
     deck=DECK_52,
     rules_type=FreeCellRules,
     presets=PRESETS,

@@ -20,6 +20,8 @@ from engine.open_solitaire import (
     EMPTY_NONE,
     EMPTY_TOP_RANK,
     LAYOUT_PENGUIN,
+    MAX_SECONDS_DOC,
+    MAX_SECONDS_HI,
     SOLVER_COLUMNS,
     SolverRules,
     check_solution_with,
@@ -32,7 +34,6 @@ from engine.registry import GameSpec, PlayResult
 from engine.rules import switch
 
 MAX_NODES_HI = 100_000_000  # about 100 bytes of memory per stored position
-MAX_SECONDS_HI = 86_400
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,8 @@ class PenguinRules:
     sequence_move: str = switch(
         "unlimited",
         "unlimited: a same-suit run of any length moves as one unit (Parlett); "
-        "limited: at most (free cells + 1) x 2^(empty columns other than the target)",
+        "limited: as single cards could move it, free cells + 1 cards (x 2^(empty columns other than the target) "
+        "with empty_column: any)",
         choices=("unlimited", "limited"),
     )
     empty_column: str = switch(
@@ -52,9 +54,7 @@ class PenguinRules:
     )
     wrap: bool = switch(True, "true: ranks are circular in the tableau (a card of rank beak-1 on the beak, a King on an Ace)")
     max_nodes: int = switch(2_000_000, "positions the solver may store before it answers unknown", lo=1, hi=MAX_NODES_HI)
-    max_seconds: int = switch(0, "CPU seconds the solver may spend on one deal before it answers unknown (0: no limit); "
-                              "NOT reproducible: a deal near the limit may get another verdict on another machine or load",
-                              lo=0, hi=MAX_SECONDS_HI)
+    max_seconds: int = switch(0, MAX_SECONDS_DOC, lo=0, hi=MAX_SECONDS_HI)
 
 
 PRESETS: dict[str, dict] = {"parlett": {}}
@@ -64,7 +64,7 @@ _EMPTY = {"any": EMPTY_ANY, "beak_minus_one": EMPTY_TOP_RANK, "none": EMPTY_NONE
 
 def solver_rules(rules: PenguinRules) -> SolverRules:
     return SolverRules(LAYOUT_PENGUIN, BUILD_SUIT, rules.cells, bool(rules.wrap), rules.sequence_move == "unlimited",
-                       _EMPTY[rules.empty_column], int(rules.max_nodes), float(rules.max_seconds))
+                       _EMPTY[rules.empty_column], int(rules.max_nodes), max_seconds=float(rules.max_seconds))
 
 
 def reference_rules(rules: PenguinRules) -> reference.Rules:

@@ -1,4 +1,4 @@
-"""Penguin, Baker's Game and FreeCell, written to read like the rules.
+"""Penguin, Baker's Game, FreeCell, Eight Off and Seahaven Towers, written to read like the rules.
 
 This module is the judge of the solver in ``engine/open_solitaire.py``: it lays
 out a deal, says which moves are legal, and replays a claimed solution from the
@@ -14,18 +14,52 @@ The rules (switches in brackets):
   every other card fills the next tableau slot row by row (row 1: columns 2-7,
   then rows 2-7: columns 1-7).  Foundations build up in suit from the beak's
   rank, wrapping from King to Ace.  [cells] free cells.
-* Baker's Game / FreeCell: card k (0-based) goes to column (k mod 8) + 1;
-  foundations build up in suit from Ace to King.
-* Tableau: down in suit (Penguin, Baker's Game) or in alternating colours
-  (FreeCell).  Ranks order from the base rank (the beak's, or Ace) upwards; with
-  [wrap] a card of rank base-1 may also go on a card of the base rank.
+* Dealt in turn (Baker's Game, FreeCell, Eight Off, Seahaven Towers): with C
+  columns and p cards dealt to cells, card k (0-based) of the first 52 - p goes
+  to column (k mod C) + 1, and the last p cards go to cells 1..p in order.
+  Foundations build up in suit from Ace to King.
+  - Baker's Game and FreeCell: [columns] C = 8 (FreeCell 4..8), p = 0.
+  - Eight Off: C = 8, [cells] 8, [prefilled_cells] p = 4: eight columns of 6.
+  - Seahaven Towers: C = 10, [cells] 4, [prefilled_cells] p = 2: ten columns of 5.
+* Tableau: down in suit (Penguin, Baker's Game, Eight Off, Seahaven Towers) or
+  in alternating colours (FreeCell).  Ranks order from the base rank (the
+  beak's, or Ace) upwards; with [wrap] a card of rank base-1 may also go on a
+  card of the base rank.
 * A move takes the top card of a column or cell, or a run: cards at the top of
   a column, each built legally on the one below.  A run goes only onto a
-  column: [sequence_move] `unlimited`, any length; `limited`, at most
-  (free cells + 1) x 2^(empty columns, not counting the target column).
+  column: [sequence_move] `unlimited`, any length; `limited`, as many as single
+  cards could move through free cells and empty columns: (free cells + 1) x
+  2^(empty columns, not counting the target column) when empty columns take
+  any card, else free cells + 1 (an empty column that takes only Kings, or
+  nothing, cannot hold the upper cards of a run: they are not Kings);
+  `single` (used by the tests' plain search), one card at a time.
 * An empty column takes [empty_column] anything (`any`), only a run headed by
   the top rank (`kings`; Penguin's `beak_minus_one`: rank base-1), or nothing.
 * Won when all 52 cards are on the foundations.
+
+How the sources read these games (and so how we do):
+
+* Solvitaire (Blake and Gent; ``src/main/input-output/input/sol_preset_types.cpp``
+  of github.com/thecharlesblake/Solvitaire) moves single cards only (its
+  default ``"move built group": "no"``); Seahaven Towers says so explicitly.
+  Its ``eight-off``: 8 piles (the default count), same suit, spaces `kings`,
+  8 cells with 4 pre-filled.  ``fore-cell-same-suit``: the same with 4 cells,
+  all 4 pre-filled (Fore Cell is the red-black version).  ``seahaven-towers``:
+  10 piles, same suit, spaces `kings`, 4 cells with 2 pre-filled.
+  ``free-cell-N-cell`` / ``free-cell-N-pile``: FreeCell with N cells / N piles
+  (4 cells).  It deals from the back of its shuffled deck: the pre-filled cells
+  first, then the piles row by row.  Our deal order differs (cells last), which
+  changes no win rate: any fixed placement of a uniformly shuffled deck is a
+  uniform layout.
+* PySolFC (``pysollib/games/bakersgame.py``): Eight Off deals 6 rows to 8
+  columns, then 4 cards to cells 1, 3, 5, 7 of 8; Seahaven Towers deals 5 rows
+  to 10 columns, then 2 cards to the middle cells 2 and 3 of 4; both take Kings
+  only in empty columns and move a run of at most free cells + 1 cards
+  (``FreeCell_SS_RowStack``; its Baker's Game and FreeCell rows, which take any
+  card, count empty columns too, "only legal if ... base_rank == ANY_RANK").
+  We put the dealt cells' cards in the first cells (cells are interchangeable:
+  no rule depends on which cell holds a card).  PySolFC's Relaxed Seahaven
+  Towers moves any run (our `sequence_move: unlimited`).
 
 Solution notation (the ``solution`` column; :func:`format_solution` writes it,
 :func:`check_solution_text` replays it).  It is fc-solve's *extended standard
@@ -33,8 +67,9 @@ notation* (``fc-solve -m -snx``; PySolFC's FreeCell Solver hints use the same
 standard notation): one token per move, separated by single spaces, each token
 a source then a destination:
 
-* columns ``1``..``8`` (Penguin ``1``..``7``), numbered as the deal lays them
-  out (column 1 holds the first card dealt; in Penguin, the beak);
+* columns ``1``..``9`` and ``0`` for a tenth (Seahaven Towers), numbered as the
+  deal lays them out (column 1 holds the first card dealt; in Penguin, the
+  beak);
 * cells ``a``..``g`` for cells 1..7 and ``k`` for cell 8 (fc-solve skips
   ``h``, ``i``, ``j`` after ``g``, so ``h`` is never a cell);
 * ``h`` the foundation (destination only; the card goes to its suit's pile).
@@ -68,16 +103,24 @@ RED_SUITS = (1, 2)  # diamonds, hearts
 class Rules:
     """The rules of one open solitaire as plain values."""
 
-    layout: str  # "penguin" or "eight_columns"
+    layout: str  # "penguin" or "in_turn" ("eight_columns", the historical name, is the same)
     build: str  # "suit" or "alternate"
     cells: int
     wrap: bool
-    sequence_move: str  # "unlimited" or "limited"
+    sequence_move: str  # "unlimited", "limited" or "single"
     empty_column: str  # "any", "kings", "beak_minus_one" or "none"
+    columns: int = 8  # dealt in turn only
+    prefilled: int = 0  # dealt in turn only: the last cards of the deal go to cells 1..prefilled
+
+    def __post_init__(self) -> None:
+        if self.layout not in ("penguin", "in_turn", "eight_columns"):
+            raise ValueError(f"layout {self.layout!r}: penguin or in_turn")
+        if not 0 <= self.prefilled <= self.cells:
+            raise ValueError(f"prefilled cells {self.prefilled}: at most cells ({self.cells})")
 
     @property
     def ncols(self) -> int:
-        return 7 if self.layout == "penguin" else 8
+        return 7 if self.layout == "penguin" else self.columns
 
 
 @dataclass(frozen=True)
@@ -132,9 +175,13 @@ def deal_layout(deal: Sequence[int], rules: Rules) -> Layout:
                 columns[slot % 7].append(card)
                 slot += 1
         return Layout(columns, cells, foundations, rank(beak))
-    columns = [[] for _ in range(8)]
-    for k, card in enumerate(deal):
-        columns[k % 8].append(card)
+    # dealt in turn: the first 52 - prefilled cards round the columns, the last ones into cells 1, 2, ...
+    in_columns = len(deal) - rules.prefilled
+    columns = [[] for _ in range(rules.columns)]
+    for k, card in enumerate(deal[:in_columns]):
+        columns[k % rules.columns].append(card)
+    for j, card in enumerate(deal[in_columns:]):
+        cells[j] = card
     return Layout(columns, cells, [0, 0, 0, 0], 0)
 
 
@@ -176,7 +223,11 @@ def run_capacity(layout: Layout, rules: Rules, target_index: int) -> float:
     """The longest run that may move to column ``target_index``."""
     if rules.sequence_move == "unlimited":
         return float("inf")
+    if rules.sequence_move == "single":
+        return 1
     free = sum(1 for c in layout.cells if c is None)
+    if rules.empty_column != "any":  # an empty column would not take the run's upper cards (not Kings)
+        return free + 1
     empty = sum(1 for i, col in enumerate(layout.columns) if not col and i != target_index)
     return (free + 1) * 2**empty
 
@@ -365,7 +416,7 @@ def layout_lines(layout: Layout) -> list[str]:
         fnd.append(f"{names[s]}:" + (format_card(s * 13 + (layout.base + n - 1) % 13) if n else "--"))
     lines = ["foundations " + " ".join(fnd)]
     lines.append("cells " + " ".join(format_card(c) if c is not None else ".." for c in layout.cells))
-    lines.append(" ".join(f"{i + 1:>3}" for i in range(len(layout.columns))))
+    lines.append(" ".join(f"{column_symbol(i):>3}" for i in range(len(layout.columns))))
     depth = max((len(c) for c in layout.columns), default=0)
     for p in range(depth):
         lines.append(" ".join(f"{format_card(c[p]):>3}" if p < len(c) else "   " for c in layout.columns))
@@ -375,7 +426,16 @@ def layout_lines(layout: Layout) -> list[str]:
 # --- the solution notation (module docstring) -------------------------------------
 
 FOUNDATION_LETTER = "h"
-_TOKEN = re.compile(r"^([1-9a-z])([1-9a-z])(?:v([0-9a-f]+))?$")
+_TOKEN = re.compile(r"^([0-9a-z])([0-9a-z])(?:v([0-9a-f]+))?$")
+
+
+def column_symbol(i: int) -> str:
+    """The digit of column ``i`` (0-based): 1..9, and 0 for the tenth (keyboard order)."""
+    return "0" if i == 9 else str(i + 1)
+
+
+def column_of_symbol(digit: str) -> int:
+    return 9 if digit == "0" else int(digit) - 1
 
 
 def cell_letter(j: int) -> str:
@@ -409,12 +469,12 @@ def implied_count(layout: Layout, source_index: int, target_index: int, rules: R
 
 def move_token(layout: Layout, move: Move, rules: Rules) -> str:
     """The notation of one move, made in ``layout`` (before the move)."""
-    src = str(move.source_index + 1) if move.source == "column" else cell_letter(move.source_index)
+    src = column_symbol(move.source_index) if move.source == "column" else cell_letter(move.source_index)
     if move.target == "foundation":
         return src + FOUNDATION_LETTER
     if move.target == "cell":
         return src + cell_letter(move.target_index)
-    token = src + str(move.target_index + 1)
+    token = src + column_symbol(move.target_index)
     if move.source == "column" and move.count != implied_count(layout, move.source_index, move.target_index, rules):
         token += f"v{move.count:x}"
     return token
@@ -437,8 +497,10 @@ def parse_move(token: str, layout: Layout, rules: Rules) -> Move | str:
     if m is None:
         return f"{token!r} is not a move (allowed: e.g. 3h, ah, 1a, a5, 54, 54v3)"
     s, d, count = m.groups()
+    if "0" in (s, d) and rules.ncols < 10:  # 0 names the tenth column, in games that have one
+        return f"{token!r} is not a move (allowed: e.g. 3h, ah, 1a, a5, 54, 54v3; 0 is a tenth column)"
     if s.isdigit():
-        source, source_index = "column", int(s) - 1
+        source, source_index = "column", column_of_symbol(s)
     else:
         j = cell_of_letter(s)
         if j is None:
@@ -453,7 +515,7 @@ def parse_move(token: str, layout: Layout, rules: Rules) -> Move | str:
         if j is None:
             return f"{token!r}: {d!r} is not a destination (allowed: a column, a cell letter, h)"
         return Move(source, source_index, 1, "cell", j)
-    target_index = int(d) - 1
+    target_index = column_of_symbol(d)
     if source == "cell":
         return Move(source, source_index, 1, "column", target_index)
     n = int(count, 16) if count is not None else implied_count(layout, source_index, target_index, rules)

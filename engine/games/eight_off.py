@@ -1,0 +1,123 @@
+"""Eight Off: Baker's Game with eight cells, half of them dealt; solved exactly by ``engine/open_solitaire.py``.
+
+Eight columns of six cards, dealt in turn (card k of the first 48 to column
+(k mod 8) + 1); the last four cards go to cells 1-4 of eight.  Foundations up in
+suit from the Ace; the tableau builds down in suit; an empty column takes only a
+King (or a run headed by one); a run moves as one unit when single cards could
+make the move through free cells (the winnable deals are those of single-card
+play).  The rules, and how Solvitaire and PySolFC read them, are spelled out in
+``engine/reference/open_solitaire.py``.
+
+This module also holds what Eight Off and Seahaven Towers share: the rules
+record's switches and their mapping onto the solver (Seahaven differs only in its
+ten columns and its defaults).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.cards import DECK_52
+from engine.games.bakers_game import EMPTY_CODES, MAX_NODES_HI
+from engine.open_solitaire import (
+    BUILD_SUIT,
+    LAYOUT_IN_TURN,
+    MAX_SECONDS_DOC,
+    MAX_SECONDS_HI,
+    SOLVER_COLUMNS,
+    SolverRules,
+    check_solution_with,
+    play_batch_with,
+    play_one_with,
+)
+from engine.outcomes import OUTCOMES, UNKNOWN, UNSOLVABLE, WON
+from engine.reference import open_solitaire as reference
+from engine.registry import GameSpec, PlayResult
+from engine.rules import RuleError, switch
+
+COLUMNS = 8
+
+SEQUENCE_DOC = ("limited: a run moves as one unit when single cards could make the move: free cells + 1 cards "
+                "(x 2^(empty columns other than the target) with empty_column: any); unlimited: any run")
+EMPTY_DOC = "what an empty column takes: kings (a King or a run headed by one), any card or run, none"
+PREFILLED_DOC = "cells that start with a card: the last cards of the deal go to cells 1, 2, ... in order; at most cells"
+
+
+def check_prefilled(rules) -> None:
+    """RuleError (exit 2 at the command line) when more cells are to be dealt than there are."""
+    if rules.prefilled_cells > rules.cells:
+        raise RuleError(f"switch 'prefilled_cells': value {rules.prefilled_cells} is more than the {rules.cells} "
+                        f"cells; allowed: 0..{rules.cells} (or raise cells)")
+
+
+@dataclass(frozen=True)
+class EightOffRules:
+    cells: int = switch(8, "single-card cells", lo=0, hi=8)
+    prefilled_cells: int = switch(4, PREFILLED_DOC, lo=0, hi=8)
+    empty_column: str = switch("kings", EMPTY_DOC, choices=("kings", "any", "none"))
+    sequence_move: str = switch("limited", SEQUENCE_DOC, choices=("limited", "unlimited"))
+    max_nodes: int = switch(2_000_000, "positions the solver may store before it answers unknown", lo=1, hi=MAX_NODES_HI)
+    max_seconds: int = switch(0, MAX_SECONDS_DOC, lo=0, hi=MAX_SECONDS_HI)
+
+    def __post_init__(self) -> None:
+        check_prefilled(self)
+
+
+# "Fore Cell, same suit" is Solvitaire's name (its preset fore-cell-same-suit): Fore Cell's layout (8 columns of
+# 6, 4 cells all filled by the deal, Kings only to empty columns) built in suit: Eight Off with 4 cells.
+PRESETS: dict[str, dict] = {
+    "standard": {},
+    "fore_cell_same_suit": {"cells": 4, "prefilled_cells": 4},
+}
+
+
+def solver_rules_for(rules, columns: int) -> SolverRules:
+    return SolverRules(LAYOUT_IN_TURN, BUILD_SUIT, rules.cells, False, rules.sequence_move == "unlimited",
+                       EMPTY_CODES[rules.empty_column], int(rules.max_nodes), columns=columns,
+                       prefilled=rules.prefilled_cells, max_seconds=float(rules.max_seconds))
+
+
+def reference_rules_for(rules, columns: int) -> reference.Rules:
+    return reference.Rules("in_turn", "suit", rules.cells, False, rules.sequence_move, rules.empty_column,
+                           columns=columns, prefilled=rules.prefilled_cells)
+
+
+def solver_rules(rules: EightOffRules) -> SolverRules:
+    return solver_rules_for(rules, COLUMNS)
+
+
+def reference_rules(rules: EightOffRules) -> reference.Rules:
+    return reference_rules_for(rules, COLUMNS)
+
+
+def play_batch(decks: np.ndarray, rules: EightOffRules) -> dict[str, np.ndarray]:
+    """Solve every deal of ``decks`` (uint8[n, 52]); one array per output column."""
+    return play_batch_with(decks, solver_rules(rules), reference_rules(rules))
+
+
+def play_one(deal: np.ndarray, rules: EightOffRules, trace: bool = False) -> PlayResult:
+    """Solve one deal; with ``trace`` the layout and the checked solution move by move."""
+    return play_one_with(deal, solver_rules(rules), reference_rules(rules), trace)
+
+
+def check_solution(deal: np.ndarray, rules: EightOffRules, text: str) -> str | None:
+    """Replay solution text (fc-solve notation) from the deal with the reference: None if it wins, else why not."""
+    return check_solution_with(reference_rules(rules), deal, text)
+
+
+GAME = GameSpec(
+    name="eight_off",
+    title="Eight Off",
+    doc="Eight columns of six, eight cells with the last four cards dealt to them, foundations from Ace; build down "
+    "in suit, Kings only to empty columns.  Solved exactly.",
+    deck=DECK_52,
+    rules_type=EightOffRules,
+    presets=PRESETS,
+    extra_columns=SOLVER_COLUMNS,
+    play_batch=play_batch,
+    play_one=play_one,
+    check_solution=check_solution,
+    outcomes=tuple(OUTCOMES[c] for c in (WON, UNSOLVABLE, UNKNOWN)),
+)
