@@ -33,17 +33,17 @@ def _same(a: osol.Solution, b: osol.Solution) -> bool:
 
 @pytest.mark.parametrize("game,cells", [("penguin", 7), ("bakers_game", 3), ("freecell", 2)])
 def test_slices_change_nothing(game, cells, monkeypatch):
-    """A search paused every 50 expansions (max_seconds set, far away) ends exactly as one run straight through."""
+    """A search paused every 10 expansions (max_seconds set, far away) ends exactly as one run straight through."""
     decks = seeded_deals(DECK_52, 99, 0, 6)
     plain = _srules(game, cells=cells)
     sliced = _srules(game, cells=cells, max_seconds=3600)
     assert sliced.max_seconds == 3600 and plain.max_seconds == 0
     ws = osol.Workspace()
     whole = [osol.solve_deal(d, plain, ws) for d in decks]
-    monkeypatch.setattr(osol, "SLICE_NODES", 50)
+    monkeypatch.setattr(osol, "SLICE_NODES", 10)
     parts = [osol.solve_deal(d, sliced, ws) for d in decks]
     assert all(_same(a, b) for a, b in zip(whole, parts))
-    assert max(s.nodes for s in whole) > 500  # several slices were really taken
+    assert max(s.nodes for s in whole) > 100  # several slices were really taken
     assert {s.outcome for s in whole} <= {WON, UNSOLVABLE}
 
 
@@ -87,3 +87,29 @@ def test_max_seconds_switch(game):
     with pytest.raises(RuleError, match="max_seconds"):
         g.rules(overrides={"max_seconds": -1})
     assert "not reproducible" in g.switches()["max_seconds"].doc.lower()
+
+
+def test_two_orders_keep_the_verdicts_of_the_plain_exhaustive_search(monkeypatch):
+    """The second order started at once (after 2 stored positions): the cross-check of every rule combination
+    against the plain exhaustive search (tests/test_open_solitaire.py) still holds, wins replayed, so the turns
+    and the skipped pops lose no position."""
+    import test_open_solitaire as base  # pytest puts tests/ on the path
+
+    monkeypatch.setattr(osol, "SECOND_AT", 2)
+    base.test_solver_verdicts_match_a_plain_exhaustive_search_on_small_positions()
+
+
+def test_second_order_really_takes_turns(monkeypatch):
+    """With the second order from the start, the expansions differ from the guide alone on a real deal (else
+    the test above would prove nothing about it), and the verdict does not."""
+    rules1 = _srules("freecell", cells=1)  # Microsoft deal 1 with one cell is unsolvable
+    monkeypatch.setattr(osol, "SECOND_AT", 0)
+    one = osol.solve_deal(microsoft_deal(1), rules1)
+    monkeypatch.setattr(osol, "SECOND_AT", 2)
+    two = osol.solve_deal(microsoft_deal(1), rules1)
+    assert one.outcome == two.outcome == UNSOLVABLE and one.nodes == two.nodes  # exhaustive: the same positions
+    rules = _srules("freecell", cells=2)
+    won_one = osol.solve_deal(seeded_deals(DECK_52, 99, 0, 1)[0], rules)
+    monkeypatch.setattr(osol, "SECOND_AT", 0)
+    won_zero = osol.solve_deal(seeded_deals(DECK_52, 99, 0, 1)[0], rules)
+    assert won_one.outcome == won_zero.outcome == WON and won_one.nodes != won_zero.nodes
