@@ -18,7 +18,12 @@ deal order, holding only the blocks that cover the current range:
   index (if any) inside that block's range.
 
 Only ``deal`` and ``outcome`` are read (``outcome`` as its dictionary codes);
-``solution`` and every other column stay on disk.
+``solution`` and every other column stay on disk.  Parts ``patience run``
+wrote are cheaper still (their footer names their unit, so their rows are
+their deals in order, :func:`_deal_range`): ``deal`` is not read at all, and
+when every side is laid out alike (variants of one run, :func:`aligned`) the
+sides' ``outcome`` columns are streamed side by side by polars, row for row,
+instead of opening the files one by one.
 """
 
 from __future__ import annotations

@@ -15,7 +15,6 @@ import json
 import logging
 import os
 import socket
-import time
 
 import polars as pl
 import pytest
@@ -126,7 +125,6 @@ def test_run_resume_and_every_reader_on_s3_match_a_local_run(fake, s3, bucket, t
     study = write_study(tmp_path / "s.yaml", STUDY)
     local = tmp_path / "local"
     uri = f"s3://{bucket}/runs/first"
-    t0 = time.perf_counter()
     code, _, err = cli(["run", study, "--backend", "serial", "--out", local], capsys)
     assert code == 0, err
     code, out, err = cli(["run", study, "--backend", "serial", "--out", uri], capsys)
@@ -173,7 +171,6 @@ def test_run_resume_and_every_reader_on_s3_match_a_local_run(fake, s3, bucket, t
     seen += [err]
     # nothing secret in any object (run.json, Parquet metadata, unit log) or anything printed
     no_secret(*keys(s3, bucket).values(), *seen)
-    assert time.perf_counter() - t0 < 60
 
 
 def test_bad_input_is_one_line_exit_2_and_writes_nothing(fake, s3, bucket, tmp_path, capsys, monkeypatch):

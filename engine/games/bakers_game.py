@@ -85,7 +85,7 @@ def check_solution(deal: np.ndarray, rules: BakersGameRules, text: str) -> str |
 GAME = GameSpec(
     name="bakers_game",
     title="Baker's Game",
-    doc="Eight columns, four cells, foundations from Ace; build down in suit.  Solved exactly.",
+    doc="Eight columns (4 to 8 with `columns`), four cells, foundations from Ace; build down in suit.  Solved exactly.",
     deck=DECK_52,
     rules_type=BakersGameRules,
     presets=PRESETS,
