@@ -273,7 +273,7 @@ def _safe(c, in_cell, alone, st, rel, params):
     return st[O_FND + 0] >= r and st[O_FND + 3] >= r
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True)
 def _closure(st, rel, params, out, nout):
     """Apply safe foundation moves until none is left; record them in out[nout:] if out is non-empty."""
     ncols = params[P_NCOLS]
@@ -926,9 +926,9 @@ class SolverRules:
     unlimited: bool
     empty: int
     max_nodes: int
+    max_seconds: float = 0.0  # CPU seconds per deal, 0 for no limit (not reproducible: depends on the machine)
     columns: int = 8  # LAYOUT_IN_TURN only
     prefilled: int = 0  # LAYOUT_IN_TURN only: the last cards of the deal go to this many cells
-    max_seconds: float = 0.0  # CPU seconds per deal, 0 for no limit (not reproducible: depends on the machine)
 
     def __post_init__(self) -> None:
         if not 0 <= self.cells <= MAXCELLS:
@@ -1174,6 +1174,7 @@ def play_one_with(deal: np.ndarray, rules: SolverRules, ref_rules, trace: bool):
             move = ref.parse_move(token, layout, ref_rules)  # the text was checked: every token is a legal move
             lines.append(f"{k:4d}. {token:<5} {ref.describe(layout, move)}")
             ref.apply_move(layout, move)
-        verdict = {WON: "won", UNSOLVABLE: "unsolvable (exhaustive search)", UNKNOWN: "unknown (max_nodes reached)"}
+        verdict = {WON: "won", UNSOLVABLE: "unsolvable (exhaustive search)",
+                   UNKNOWN: "unknown (max_nodes or max_seconds reached)"}
         lines.append(f"{verdict[sol.outcome]}: {row['moves']} moves, {sol.nodes} positions expanded, {sol.seconds:.3f} s")
     return PlayResult(row=row, trace=lines)
