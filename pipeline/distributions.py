@@ -10,6 +10,9 @@ the counts.  Every column a report draws is counted in the same pass:
 * an integer column whose values span at most ``EXACT_SPAN`` (``rounds``, and
   ``nodes`` under most budgets) is binned by value: every figure is exact.
   Its range comes from the Parquet footers when the caller has them (no pass).
+  A wider integer column still counts its values in [0, ``EXACT_LOW``) one by
+  one and keeps its largest value apart; only its values outside that range
+  are binned as below.
 * any other column (floats such as ``seconds``, integers spread wider) is binned
   by the top bits of its float64 value: sign, exponent and the first
   ``MANTISSA_BITS`` bits of the mantissa, so ``2**MANTISSA_BITS`` bins per factor
@@ -47,6 +50,9 @@ BINS_PER_DOUBLING = 1 << MANTISSA_BITS
 _SHIFT = 52 - MANTISSA_BITS
 _HALF = 1 << (63 - _SHIFT)  # keys run over [-_HALF, _HALF): shifted by _HALF to index the count array
 REFINE_ROWS = 4_000_000  # rows the second pass may keep in memory (about 64 MB), per variant
+# An integer column's values in [0, EXACT_LOW) are counted value by value even when its span is wide (solver
+# ``nodes``: its percentiles sit there, its maximum far above): those percentiles need no second pass.
+EXACT_LOW = 1 << 16
 
 
 @dataclass
@@ -158,7 +164,8 @@ def _batches(part: pl.LazyFrame, columns: list[str]):
         if df.height == 0:
             continue
         w = df["won"]
-        won = w.cast(pl.Int8).fill_null(-1).to_numpy() if w.null_count() else w.cast(pl.Int8).to_numpy()
+        won = w.cast(pl.Int8).fill_null(-1).to_numpy() if w.null_count() else \
+            w.to_numpy().astype(np.int8, copy=False) if w.dtype == pl.Boolean else w.cast(pl.Int8).to_numpy()
         batch = {}
         for c in columns:
             s = df[c]
@@ -220,6 +227,11 @@ class _BinCounter:
     def __init__(self, integer: bool):
         self.integer = integer
         self.counts = np.zeros(4 * _HALF, dtype=np.int64)
+        # integers: counts of each value in [0, EXACT_LOW), flags interleaved, and the largest value outside it
+        self.exact = np.zeros(2 * EXACT_LOW, dtype=np.int64) if integer else None
+        self.outside_max = [-math.inf, -math.inf]
+        self.pending: list[np.ndarray] = []  # exact-count indices not yet counted: one bincount per ~10^6 rows
+        self.pending_rows = 0
         self.n = [0, 0]
         self.nans = [0, 0]
         self.total: list = [0, 0] if integer else [0.0, 0.0]
@@ -262,6 +274,23 @@ class _BinCounter:
             won_total, total = int(np.dot(x, w)), int(x.sum())
             self.total[1] += won_total
             self.total[0] += total - won_total
+            if x.min() >= 0:  # the usual case: values at or above EXACT_LOW count in one extra, dropped, slot
+                self.pending.append(np.minimum(x, EXACT_LOW) * 2 + w)
+                self.pending_rows += x.size
+                if self.pending_rows >= 1 << 20:
+                    self.flush()
+                far = np.nonzero(x >= EXACT_LOW)[0]
+                if far.size == 0:
+                    return
+                x, w = x[far], w[far]
+            else:
+                small = (x >= 0) & (x < EXACT_LOW)
+                self._count_exact(x[small], w[small])
+                x, w = x[~small], w[~small]
+            for flag in (0, 1):
+                mine = x[w == flag]
+                if mine.size:
+                    self.outside_max[flag] = max(self.outside_max[flag], float(mine.max()))
             f = x.astype(np.float64)
         else:
             f = values.astype(np.float64, copy=False)
@@ -281,8 +310,39 @@ class _BinCounter:
         counted = np.bincount(idx - first)
         self.counts[first:first + counted.size] += counted
 
+    def flush(self) -> None:
+        if self.pending:
+            counted = np.bincount(np.concatenate(self.pending), minlength=2 * EXACT_LOW + 2)
+            self.exact += counted[:2 * EXACT_LOW]
+            self.pending, self.pending_rows = [], 0
+
+    def _count_exact(self, x: np.ndarray, w: np.ndarray) -> None:
+        if x.size:
+            idx = x * 2 + w
+            first = int(idx.min())
+            counted = np.bincount(idx - first)
+            self.exact[first:first + counted.size] += counted
+
     def of(self, flag: int) -> np.ndarray:
         return self.counts[flag::2]
+
+    def ordered(self, flag: int) -> np.ndarray:
+        """The flag's counts in value order: bins of negative values, then (integers) each value in
+        [0, EXACT_LOW), then the other bins.  Integers in [0, EXACT_LOW) are never binned, so their bins,
+        between the two, are empty: the exact counts are simply put at the first non-negative bin."""
+        if self.exact is None:
+            return self.of(flag)
+        self.flush()
+        bins = self.of(flag)
+        return np.concatenate([bins[:_HALF], self.exact[flag::2], bins[_HALF:]])
+
+    def locate(self, position: int) -> tuple[int | None, int | None]:
+        """A place in :meth:`ordered`: (bin, None), or (None, the exact value)."""
+        if self.exact is None or position < _HALF:
+            return position, None
+        if position < _HALF + EXACT_LOW:
+            return None, position - _HALF
+        return position - EXACT_LOW, None
 
     def plan(self) -> bool:
         """Which bins the second pass looks at (percentiles' and the top bin); True if any."""
@@ -290,12 +350,17 @@ class _BinCounter:
             n = self.n[flag]
             if n == 0 or self.nans[flag]:
                 continue
-            counts = self.of(flag)
+            counts = self.ordered(flag)
             cum = np.cumsum(counts)
             ranks = np.floor((n - 1) * np.asarray(QUANTILES))
             ranks = np.minimum(np.concatenate([ranks, ranks + 1]), n - 1).astype(np.int64)
-            self.top[flag] = int(np.nonzero(counts)[0][-1])
-            self.need[flag] = sorted(set(np.searchsorted(cum, ranks, side="right").tolist()) | {self.top[flag]})
+            places = np.searchsorted(cum, ranks, side="right").tolist()
+            need = {b for b, _ in map(self.locate, places) if b is not None}  # exact counts need no second look
+            if not self.integer:  # a float's maximum: its top bin's largest value (integers keep theirs)
+                self.top[flag] = self.locate(int(np.nonzero(counts)[0][-1]))[0]
+                need.add(self.top[flag])
+            if need:
+                self.need[flag] = sorted(need)
         return bool(self.need)
 
     def finish(self) -> dict[bool, Distribution]:
@@ -312,16 +377,25 @@ class _BinCounter:
 
     def _finish(self, flag: int) -> Distribution:
         n = self.n[flag]
-        counts = self.of(flag)
+        counts = self.ordered(flag)
         cum = np.cumsum(counts)
         errs: dict[int, float] = {}
         exact: set[int] = set()
-        if (flag, self.top[flag]) not in self.hi:
+        if self.integer:
+            self.flush()
+            present = np.nonzero(self.exact[flag::2])[0]
+            top = max(self.outside_max[flag], float(present[-1]) if present.size else -math.inf)
+        elif (flag, self.top[flag]) in self.hi:
+            top = self.hi[(flag, self.top[flag])]
+        else:
             raise RuntimeError("the run's files changed while the report read them; run the report again")
 
         def value(rank: int) -> tuple[float, float]:
-            b = int(np.searchsorted(cum, rank, side="right"))
-            off = rank - int(cum[b] - counts[b])
+            place = int(np.searchsorted(cum, rank, side="right"))
+            off = rank - int(cum[place] - counts[place])
+            b, known = self.locate(place)
+            if b is None:  # an integer counted value by value
+                return float(known), 0.0
             key = (flag, b)
             rows = self.rows.get(key)
             if rows is not None:
@@ -332,7 +406,7 @@ class _BinCounter:
             lo, hi = self.lo[key], self.hi[key]
             if off == 0 or lo == hi:
                 return lo, 0.0
-            if off == counts[b] - 1:
+            if off == counts[place] - 1:
                 return hi, 0.0
             return (lo + hi) / 2, (hi - lo) / 2
 
@@ -350,7 +424,7 @@ class _BinCounter:
         nxt = np.minimum(prev + 1, n - 1)
         bound = np.array([(1 - ti) * errs[int(p)] + ti * errs[int(x)] for p, x, ti in zip(prev, nxt, t)])
         rel = max((e / abs(v) for e, v in zip(bound, qs) if e > 0 and v != 0), default=0.0)
-        return Distribution(n, *map(float, qs), mean=self.total[flag] / n, max=self.hi[(flag, self.top[flag])],
+        return Distribution(n, *map(float, qs), mean=self.total[flag] / n, max=top,
                             max_error=float(bound.max()), max_relative_error=float(rel), reread=len(exact),
                             binned=True)
 
@@ -374,7 +448,7 @@ def _refine(part: pl.LazyFrame, counters: dict[str, _BinCounter]) -> None:
         kept = np.array([k.keep[(flag, b)] for b, flag in keys])
         tables[c] = (wanted[0], slot_of, keys, kept, np.full(len(wanted), math.inf), np.full(len(wanted), -math.inf),
                      [], [])
-    for won, batch in _batches(part, list(counters)):
+    for won, batch in _batches(part.select("won", *counters), list(counters)):
         for c, k in counters.items():
             first, slot_of, keys, kept, lo, hi, slots, vals = tables[c]
             w, f, _ = _BinCounter.rows_of(won, *batch[c], k.integer)

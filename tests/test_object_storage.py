@@ -65,6 +65,9 @@ def moto_server():
     logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no request log in the test output
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=PORT, verbose=False)
     server.start()
+    import boto3
+
+    boto3.client("s3").list_buckets()  # answers before any test starts
     yield f"http://127.0.0.1:{PORT}"
     server.stop()
 

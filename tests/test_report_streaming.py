@@ -459,3 +459,34 @@ def test_aligned_streams_count_unknown_and_missing_outcomes_as_the_join_does(rea
     monkeypatch.setattr(parts_module, "_state_stream", out_of_order)
     again = compare_run(copy, baseline="clarke")
     assert [vars(c) for c in again.comparisons] == [vars(c) for c in streamed.comparisons]
+
+
+def _numpy_figures(values: np.ndarray) -> dict:
+    q = np.quantile(values.astype(np.float64), QUANTILES)
+    return {"n": values.size, **dict(zip(("p05", "q1", "med", "q3", "p95"), q.tolist())),
+            "mean": int(values.sum()) / values.size, "max": float(values.max())}
+
+
+def test_wide_integers_below_exact_low_need_no_second_pass_and_the_rest_are_exact(monkeypatch):
+    import pipeline.distributions as dist
+
+    rng = np.random.default_rng(9)
+    n = 30_000
+    won = rng.uniform(size=n) < 0.4
+    low = rng.integers(0, 60_000, n)  # spans far more than EXACT_SPAN, all below EXACT_LOW
+    mixed = np.where(rng.uniform(size=n) < 0.3, -rng.integers(1, 10**6, n),
+                     np.where(rng.uniform(size=n) < 0.5, rng.integers(0, 500, n), rng.integers(10**5, 10**9, n)))
+    lf = pl.DataFrame({"variant": ["a"] * n, "won": won, "low": low, "mixed": mixed}).lazy()
+
+    def no_second_pass(*args):
+        raise AssertionError("a second pass for values counted one by one")
+
+    monkeypatch.setattr(dist, "_refine", no_second_pass)
+    got = dist.column_distributions(lf, "low", ["a"])
+    for flag in (True, False):
+        assert got[("a", flag)].as_dict() == _numpy_figures(low[won == flag])
+    monkeypatch.undo()
+    got = dist.column_distributions(lf, "mixed", ["a"])
+    for flag in (True, False):
+        assert got[("a", flag)].as_dict() == _numpy_figures(mixed[won == flag])
+        assert got[("a", flag)].max_error == 0
