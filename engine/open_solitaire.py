@@ -54,8 +54,10 @@ Sound pruning, and why.
    cells (sorted), a 0xFE separator, then each non-empty column's cards bottom
    first and a 0xFF terminator, padded with 0xFD.  Cards on the foundations are
    not stored, so a record needs at most 52 + 1 + 10 = 63 bytes.  With the
-   parent link (4 bytes), the move (4), the heap entry (8) and two hash slots
-   (2 x 8) a stored position costs about 100 bytes.
+   parent link (4 bytes), the move (4), its depth (4), its entries in the two
+   heaps (2 x 8) and two to four table slots (8 each) a stored position costs
+   about 110 bytes (10 million positions: 1.1 GB, plus the old arrays while
+   the last one grows: FreeCell with 3 cells peaked at 2.2 GB).
 2. Canonical order: columns and cells are interchangeable (no rule depends on
    which column or cell a card is in), so positions are stored with the cells
    sorted and the non-empty columns sorted by their deepest card.
