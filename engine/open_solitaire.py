@@ -12,7 +12,38 @@ canonical form.  It answers
                     stored and expanded (the search is exhaustive), and the
                     pruning is sound (see below);
 * ``unknown``    -- when the table would have to hold more than ``max_nodes``
-                    positions.
+                    positions, or (``max_seconds``, off by default) when the
+                    deal has used that many CPU seconds.
+
+The search (issue 11).
+* Two orders, one table.  Positions wait in a heap ordered by the guide
+  (``_heuristic``: lower is more promising).  Once SECOND_AT positions are
+  stored and the deal is still open, a second heap starts, ordered depth
+  first (deepest position first, ties by the guide), holding every position
+  not yet expanded; from then on the two heaps take turns, one expansion
+  each.  A position sits in both heaps but is expanded once, at its first
+  pop (a flag in its move word); a pop of an expanded one is skipped.
+  Exhaustiveness is untouched: every stored position is pushed into the first
+  heap when stored, ``unsolvable`` needs both heaps empty, so every stored
+  position has been expanded and each of its children stored.  The orders
+  only decide which win is found first, and how soon.
+* Slices and the clock.  numba's compiled code cannot read a clock, so with
+  ``max_seconds`` the search runs in slices of SLICE_NODES expansions; its
+  state (heap sizes, counts, the best foundation) lives in an int64 vector
+  between calls and the caller looks at the process's CPU time between two
+  slices (a call costs microseconds; a slice is a few hundredths of a
+  second).  A time limit is not reproducible: the same deal may come out
+  ``unknown`` on a slower or busier machine and decided on another; the
+  default (0, no limit) keeps every figure reproducible through ``max_nodes``.
+* The table.  One uint64 per slot (open addressing, linear probing, at most
+  half full): a 12-bit generation stamp (a slot belongs to the current deal
+  only if its stamp is the current one, so the table is reused between deals
+  without clearing; after GEN_MAX deals it is cleared once), a 20-bit tag
+  (high bits of the position's hash) and the record's index.  A probe reads
+  the record only when the tag matches, and a match is always confirmed on
+  the whole 64-byte record, so two positions are never confused.  The
+  children of one expansion are encoded first and their slots read at once,
+  so their cache misses overlap.
 
 Sound pruning, and why.
 1. Duplicate positions: a position's future does not depend on how it was
@@ -23,8 +54,10 @@ Sound pruning, and why.
    cells (sorted), a 0xFE separator, then each non-empty column's cards bottom
    first and a 0xFF terminator, padded with 0xFD.  Cards on the foundations are
    not stored, so a record needs at most 52 + 1 + 10 = 63 bytes.  With the
-   parent link (4 bytes), the move (4), the heap entry (8) and two hash slots
-   (2 x 8) a stored position costs about 100 bytes.
+   parent link (4 bytes), the move (4), its depth (4), its entries in the two
+   heaps (2 x 8) and two to four table slots (8 each) a stored position costs
+   about 110 bytes (10 million positions: 1.1 GB, plus the old arrays while
+   the last one grows: FreeCell with 3 cells peaked at 2.2 GB).
 2. Canonical order: columns and cells are interchangeable (no rule depends on
    which column or cell a card is in), so positions are stored with the cells
    sorted and the non-empty columns sorted by their deepest card.
@@ -186,6 +219,11 @@ EMPTY_ANY, EMPTY_TOP_RANK, EMPTY_NONE = 0, 1, 2  # TOP_RANK: relative rank 12 (a
 
 TO_EMPTY, TO_CELL, TO_FOUNDATION = 52, 53, 54
 
+# The games' max_seconds switch (its one-line doc, what `patience games GAME` prints, and its bound)
+MAX_SECONDS_DOC = ("CPU seconds the solver may spend on one deal before it answers unknown (0: no limit); NOT "
+                   "reproducible: a deal near the limit may get another verdict on another machine or load")
+MAX_SECONDS_HI = 86_400
+
 # --- position layout in one uint8 array -------------------------------------
 WIDTH = 64  # room per column; a column never holds more than 52 cards
 MAXCOLS = 10
@@ -261,7 +299,7 @@ def _run_start(st, i, rel, params):
     return p
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _foundation_total(st):
     return np.int64(st[O_FND]) + st[O_FND + 1] + st[O_FND + 2] + st[O_FND + 3]
 
@@ -271,7 +309,7 @@ def _ready(c, st, rel):
     return st[O_FND + c // 13] == rel[c]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _safe(c, in_cell, alone, st, rel, params):
     """May exposed card c go to its foundation without loss (module docstring, point 3)?"""
     if not _ready(c, st, rel):
@@ -404,7 +442,7 @@ def _closure(st, rel, params, out, nout):
     return nout
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _encode(st, params, enc, order):
     """Canonical 64-byte form: sorted cells, 0xFE, then non-empty columns by deepest card, each + 0xFF."""
     ncols = params[P_NCOLS]
@@ -492,7 +530,7 @@ def _hash(w):
     return h
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _heuristic(st, rel, params):
     """Lower is more promising: cards still out, cards sitting above a lower card, cells in use."""
     ncols = params[P_NCOLS]
@@ -606,7 +644,7 @@ def _gen_moves(st, rel, params, mv):
     return nm
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _apply(st, m, params):
     """Apply a generated move; return its card code (head * 64 + target)."""
     if m & WORRY_MOVE:
@@ -690,155 +728,295 @@ def _apply_code(st, code, params):
     return True
 
 
+# --- the position table: exact, one uint64 entry per slot ---------------------------
+# entry = gen << 52 | tag << 32 | record index: a slot belongs to this search when its generation stamp is the
+# current one (so the table is reused between deals without clearing); the 20-bit tag (high bits of the hash)
+# lets a probe skip most other positions without reading their records; a match is always confirmed by
+# comparing the whole 64-byte record, so two positions are never confused.
+GEN_MAX = 4095
+
+
 @nb.njit(cache=True, inline="always")
-def _find(w, recs, table, tgen, gen):
-    """Probe for position w: (its slot, or the empty slot where it would go; its record index or -1)."""
+def _find_h(w, h, recs, table, gen):
+    """Probe for position w of hash h: (its slot or the free slot where it would go, its record index or -1,
+    its stamp)."""
     mask = table.shape[0] - 1
-    slot = np.int64(_hash(w) & np.uint64(mask))
-    while tgen[slot] == gen:
-        e = table[slot]
-        same = True
-        for t in range(REC_WORDS):
-            if recs[e, t] != w[t]:
-                same = False
-                break
-        if same:
-            return slot, e
+    slot = np.int64(h & np.uint64(mask))
+    g = np.uint64(gen)
+    want = (g << np.uint64(20)) | ((h >> np.uint64(44)) & np.uint64(0xFFFFF))
+    while True:
+        ent = table[slot]
+        if (ent >> np.uint64(52)) != g:
+            return slot, np.int64(-1), want
+        if (ent >> np.uint64(32)) == want:
+            e = np.int64(ent & np.uint64(0xFFFFFFFF))
+            same = True
+            for t in range(REC_WORDS):
+                if recs[e, t] != w[t]:
+                    same = False
+                    break
+            if same:
+                return slot, e, want
         slot = (slot + 1) & mask
-    return slot, -1
+
+
+@nb.njit(cache=True, inline="always")
+def _find(w, recs, table, gen):
+    return _find_h(w, _hash(w), recs, table, gen)
 
 
 @nb.njit(cache=True)
-def _lookup_insert(w, recs, nrec, table, tgen, gen):
+def _lookup_insert(w, recs, nrec, table, gen):
     """Find position w in the table; insert it as record nrec if absent.  Returns (index, inserted)."""
-    slot, e = _find(w, recs, table, tgen, gen)
+    return _lookup_insert_h(w, _hash(w), recs, nrec, table, gen)
+
+
+@nb.njit(cache=True, inline="always")
+def _lookup_insert_h(w, h, recs, nrec, table, gen):
+    slot, e, want = _find_h(w, h, recs, table, gen)
     if e >= 0:
         return e, False
-    tgen[slot] = gen
-    table[slot] = nrec
+    table[slot] = (want << np.uint64(32)) | np.uint64(nrec)
     for t in range(REC_WORDS):
         recs[nrec, t] = w[t]
-    return nrec, True
+    return np.int64(nrec), True
 
 
 @nb.njit(cache=True)
-def _solve(st0, rel, params, recs, parent, mcode, heap, table, tgen, gen):
-    """Best-first search from position st0 (modified: closed under safe moves).
+def _rehash(recs, nrec, tsize):
+    """A new table of tsize slots (generation 1) holding records 0..nrec-1."""
+    table = np.zeros(tsize, dtype=np.uint64)
+    mask = tsize - 1
+    g = np.uint64(1)
+    for e in range(nrec):
+        h = _hash(recs[e])
+        s = np.int64(h & np.uint64(mask))
+        while (table[s] >> np.uint64(52)) == g:
+            s = (s + 1) & mask
+        want = (g << np.uint64(20)) | ((h >> np.uint64(44)) & np.uint64(0xFFFFF))
+        table[s] = (want << np.uint64(32)) | np.uint64(e)
+    return table
 
-    Returns (outcome, nodes expanded, most cards on foundations, solution codes,
-    and the work arrays, which may have grown).  The solution starts from st0 as
-    given, including its safe foundation moves.
-    """
-    max_nodes = params[P_MAXNODES]
-    start = st0.copy()
+
+# --- the search, resumable: its scalars live in ctl between slices ------------------
+(C_HSIZE, C_NREC, C_NODES, C_BEST, C_OUTCOME, C_GOALP, C_GOALC, C_STOP, C_GEN, C_HSIZE2, C_SECOND_AT, C_SECOND_ON,
+ C_SINK) = range(13)
+CTL_SIZE = 13
+KID_CHUNK = 64  # children handled together (their table probes overlap)
+STATE_WORDS = (STATE_SIZE + 7) // 8  # the search's own positions are padded to whole words, copied word by word
+RUNNING = -1
+EXPANDED = 1 << 30  # mcode flag: the record has been expanded (each one is, exactly once)
+CODE_MASK = EXPANDED - 1
+DEPTH_MAX = 1 << 18
+# The second order (started once SECOND_AT positions are stored, 0: never): depth first, ties broken by the
+# guide.  The two orders take turns over one table, so every stored position is still expanded once.
+SECOND_AT = 200_000
+
+
+@nb.njit(cache=True)
+def _search_start(st0, rel, params, recs, parent, mcode, depth, heap, table, gen, ctl):
+    """Close the root under safe moves, store it, and set ctl for :func:`_search` (st0 is modified)."""
     empty_out = np.zeros(0, dtype=np.int64)
     _closure(st0, rel, params, empty_out, 0)
     best = _foundation_total(st0)
+    ctl[C_NODES] = 0
+    ctl[C_BEST] = best
+    ctl[C_GOALP] = -2
+    ctl[C_GOALC] = -1
+    ctl[C_GEN] = gen
+    ctl[C_HSIZE2] = 0
+    ctl[C_SECOND_ON] = 0
+    if best == 52:
+        ctl[C_GOALP] = -1
+        ctl[C_OUTCOME] = WON
+        ctl[C_NREC] = 0
+        ctl[C_HSIZE] = 0
+        return
     enc = np.zeros(64, dtype=np.uint8)
-    w = enc.view(np.uint64)
+    order = np.zeros(MAXCOLS, dtype=np.int64)
+    _encode(st0, params, enc, order)
+    _lookup_insert(enc.view(np.uint64), recs, 0, table, gen)
+    parent[0] = -1
+    mcode[0] = -1 & CODE_MASK
+    depth[0] = 0
+    ctl[C_NREC] = 1
+    ctl[C_HSIZE] = heap_push(heap, 0, (np.int64(_heuristic(st0, rel, params)) << 32) | (0xFFFFFFFF - 0))
+    ctl[C_OUTCOME] = RUNNING
+
+
+@nb.njit(cache=True, inline="always")
+def _key2(d, h, idx):
+    """The second order's heap key: deepest first, then the guide, then the newest."""
+    return ((np.int64(DEPTH_MAX - min(d, DEPTH_MAX - 1)) * 4096 + min(h, 4095)) << 32) | (0xFFFFFFFF - idx)
+
+
+@nb.njit(cache=True)
+def _grow(a, n, cap):
+    b = np.empty((cap,) + a.shape[1:], dtype=a.dtype)
+    b[:n] = a[:n]
+    return b
+
+
+@nb.njit(cache=True)
+def _search(rel, params, recs, parent, mcode, depth, heap, heap2, table, ctl):
+    """Best-first search from the state in ctl until it is decided or ctl[C_NODES] reaches ctl[C_STOP].
+
+    ctl[C_OUTCOME] becomes WON, UNSOLVABLE (heaps empty: every reachable position expanded) or UNKNOWN
+    (max_nodes stored and a new one found), or stays RUNNING (paused; call again to go on).  Returns the work
+    arrays, which may have grown.
+    """
+    max_nodes = params[P_MAXNODES]
+    empty_out = np.zeros(0, dtype=np.int64)
     mv = np.zeros(2048, dtype=np.int64)
     order = np.zeros(MAXCOLS, dtype=np.int64)
-    cur = np.zeros(STATE_SIZE, dtype=np.uint8)
-    child = np.zeros(STATE_SIZE, dtype=np.uint8)
-    goal_parent = -2
-    goal_code = -1
-    nodes = 0
-    outcome = UNSOLVABLE
-    nrec = 0
-    if best == 52:
-        goal_parent = -1
-        outcome = WON
-    else:
-        _encode(st0, params, enc, order)
-        _lookup_insert(w, recs, 0, table, tgen, gen)
-        parent[0] = -1
-        mcode[0] = -1
-        nrec = 1
-        hsize = heap_push(heap, 0, (np.int64(_heuristic(st0, rel, params)) << 32) | (0xFFFFFFFF - 0))
-        while hsize > 0 and outcome == UNSOLVABLE:
-            key, hsize = heap_pop(heap, hsize)
-            idx = 0xFFFFFFFF - (key & 0xFFFFFFFF)
-            _decode(recs[idx].view(np.uint8), params, cur)
-            nodes += 1
-            nm = _gen_moves(cur, rel, params, mv)
-            for q in range(nm):
-                child[:] = cur
-                code = _apply(child, mv[q], params)
-                _closure(child, rel, params, empty_out, 0)
-                f = _foundation_total(child)
+    cur = np.zeros(STATE_WORDS * 8, dtype=np.uint8)
+    cur_w = cur.view(np.uint64)
+    kids = np.zeros((KID_CHUNK, STATE_WORDS * 8), dtype=np.uint8)
+    encs = np.zeros((KID_CHUNK, 64), dtype=np.uint8)
+    codes = np.zeros(KID_CHUNK, dtype=np.int64)
+    hashes = np.zeros(KID_CHUNK, dtype=np.uint64)
+    sink = np.uint64(0)
+    hsize = ctl[C_HSIZE]
+    hsize2 = ctl[C_HSIZE2]
+    nrec = ctl[C_NREC]
+    nodes = ctl[C_NODES]
+    best = ctl[C_BEST]
+    gen = ctl[C_GEN]
+    stop = ctl[C_STOP]
+    second_at = ctl[C_SECOND_AT]
+    second = ctl[C_SECOND_ON] != 0
+    outcome = RUNNING
+    while outcome == RUNNING:
+        if nodes >= stop:
+            break
+        if not second and second_at > 0 and nrec >= second_at:
+            # start the second order: every position waiting in the first heap waits in the second too
+            if heap2.shape[0] < recs.shape[0]:
+                heap2 = np.empty(recs.shape[0], dtype=np.int64)
+            hsize2 = 0
+            for t in range(hsize):
+                k = heap[t]
+                e = 0xFFFFFFFF - (k & 0xFFFFFFFF)
+                hsize2 = heap_push(heap2, hsize2, _key2(np.int64(depth[e]), k >> 32, e))
+            second = True
+        # take turns; a position already expanded through the other heap is skipped
+        idx = -1
+        use2 = second and (nodes & 1) == 1
+        while idx < 0 and (hsize > 0 or hsize2 > 0):
+            if (use2 and hsize2 > 0) or hsize == 0:
+                key, hsize2 = heap_pop(heap2, hsize2)
+            else:
+                key, hsize = heap_pop(heap, hsize)
+            e = 0xFFFFFFFF - (key & 0xFFFFFFFF)
+            if (mcode[e] & EXPANDED) == 0:
+                idx = e
+        if idx < 0:
+            outcome = UNSOLVABLE
+            break
+        mcode[idx] |= EXPANDED
+        _decode(recs[idx].view(np.uint8), params, cur)
+        nodes += 1
+        dchild = np.int64(depth[idx]) + 1
+        nm = _gen_moves(cur, rel, params, mv)
+        for q0 in range(0, nm, KID_CHUNK):
+            q1 = min(nm, q0 + KID_CHUNK)
+            # every child of the chunk closed and encoded first, its table slot read at once: the cache misses
+            # of the children's probes then overlap instead of coming one after another
+            mask = np.uint64(table.shape[0] - 1)
+            for q in range(q0, q1):
+                ch = kids[q - q0]
+                ch_w = ch.view(np.uint64)
+                for t in range(STATE_WORDS):  # a word loop: much faster than numba's ch[:] = cur
+                    ch_w[t] = cur_w[t]
+                codes[q - q0] = _apply(ch, mv[q], params)
+                _closure(ch, rel, params, empty_out, 0)
+                f = _foundation_total(ch)
                 if f > best:
                     best = f
                 if f == 52:
-                    goal_parent = idx
-                    goal_code = code
+                    ctl[C_GOALP] = idx
+                    ctl[C_GOALC] = codes[q - q0]
                     outcome = WON
                     break
-                _encode(child, params, enc, order)
+                _encode(ch, params, encs[q - q0], order)
+                hv = _hash(encs[q - q0].view(np.uint64))
+                hashes[q - q0] = hv
+                sink ^= table[np.int64(hv & mask)]
+            if outcome != RUNNING:
+                break
+            for q in range(q0, q1):
+                w = encs[q - q0].view(np.uint64)
+                hv = hashes[q - q0]
                 if nrec >= max_nodes:
                     # is it new? only then does the budget matter
-                    if _find(w, recs, table, tgen, gen)[1] < 0:
+                    if _find_h(w, hv, recs, table, gen)[1] < 0:
                         outcome = UNKNOWN
                         break
                     continue
                 if nrec == recs.shape[0]:
                     cap = min(2 * nrec, max_nodes)
-                    nr = np.empty((cap, REC_WORDS), dtype=np.uint64)
-                    nr[:nrec] = recs[:nrec]
-                    recs = nr
-                    np_ = np.empty(cap, dtype=np.int32)
-                    np_[:nrec] = parent[:nrec]
-                    parent = np_
-                    nc = np.empty(cap, dtype=np.int32)
-                    nc[:nrec] = mcode[:nrec]
-                    mcode = nc
-                    nh = np.empty(cap, dtype=np.int64)
-                    nh[:hsize] = heap[:hsize]
-                    heap = nh
+                    recs = _grow(recs, nrec, cap)
+                    parent = _grow(parent, nrec, cap)
+                    mcode = _grow(mcode, nrec, cap)
+                    depth = _grow(depth, nrec, cap)
+                    heap = _grow(heap, hsize, cap)
+                    if second:
+                        heap2 = _grow(heap2, hsize2, cap)
                 if 2 * (nrec + 1) > table.shape[0]:
-                    tsize = table.shape[0] * 2
-                    table = np.zeros(tsize, dtype=np.int32)
-                    tgen = np.zeros(tsize, dtype=np.int32)
+                    table = _rehash(recs, nrec, table.shape[0] * 2)
                     gen = 1
-                    for e in range(nrec):
-                        s = np.int64(_hash(recs[e]) & np.uint64(tsize - 1))
-                        while tgen[s] == gen:
-                            s = (s + 1) & (tsize - 1)
-                        tgen[s] = gen
-                        table[s] = e
-                e, inserted = _lookup_insert(w, recs, nrec, table, tgen, gen)
+                e, inserted = _lookup_insert_h(w, hv, recs, nrec, table, gen)
                 if inserted:
                     parent[nrec] = idx
-                    mcode[nrec] = code
-                    hsize = heap_push(heap, hsize, (np.int64(_heuristic(child, rel, params)) << 32) | (0xFFFFFFFF - nrec))
+                    mcode[nrec] = codes[q - q0]
+                    depth[nrec] = min(dchild, DEPTH_MAX - 1)
+                    h = np.int64(_heuristic(kids[q - q0], rel, params))
+                    hsize = heap_push(heap, hsize, (h << 32) | (0xFFFFFFFF - nrec))
+                    if second:
+                        hsize2 = heap_push(heap2, hsize2, _key2(dchild, h, nrec))
                     nrec += 1
-    sol = np.zeros(0, dtype=np.int64)
-    if outcome == WON:
-        # path of codes root -> goal
-        plen = 0 if goal_parent == -1 else 1
+            if outcome != RUNNING:
+                break
+    ctl[C_HSIZE] = hsize
+    ctl[C_HSIZE2] = hsize2
+    ctl[C_SECOND_ON] = 1 if second else 0
+    ctl[C_NREC] = nrec
+    ctl[C_NODES] = nodes
+    ctl[C_BEST] = best
+    ctl[C_GEN] = gen
+    ctl[C_OUTCOME] = outcome
+    ctl[C_SINK] = np.int64(sink & np.uint64(1))
+    return recs, parent, mcode, depth, heap, heap2, table
+
+
+@nb.njit(cache=True)
+def _solution(start, rel, params, parent, mcode, goal_parent, goal_code):
+    """The winning line from position ``start`` (as given, before safe moves), safe moves included."""
+    plen = 0 if goal_parent == -1 else 1
+    e = goal_parent
+    while e > 0:
+        plen += 1
+        e = parent[e]
+    path = np.zeros(plen, dtype=np.int64)
+    if goal_parent != -1:
+        path[plen - 1] = goal_code
         e = goal_parent
+        k = plen - 2
         while e > 0:
-            plen += 1
+            path[k] = mcode[e] & CODE_MASK
+            k -= 1
             e = parent[e]
-        path = np.zeros(plen, dtype=np.int64)
-        if goal_parent != -1:
-            path[plen - 1] = goal_code
-            e = goal_parent
-            k = plen - 2
-            while e > 0:
-                path[k] = mcode[e]
-                k -= 1
-                e = parent[e]
-        # replay from the given start, recording safe moves too
-        out = np.zeros(plen + 64, dtype=np.int64)  # at most 52 safe moves in all
-        rs = start
-        nout = _closure(rs, rel, params, out, 0)
-        for k in range(plen):
-            _apply_code(rs, path[k], params)
-            out[nout] = path[k]
-            nout += 1
-            nout = _closure(rs, rel, params, out, nout)
-        sol = out[:nout].copy()
-    return outcome, nodes, best, sol, recs, parent, mcode, heap, table, tgen, gen
+    # replay from the given start, recording safe moves too
+    out = np.zeros(plen + 64, dtype=np.int64)  # at most 52 safe moves in all
+    rs = start.copy()
+    nout = _closure(rs, rel, params, out, 0)
+    for k in range(plen):
+        _apply_code(rs, path[k], params)
+        out[nout] = path[k]
+        nout += 1
+        nout = _closure(rs, rel, params, out, nout)
+    return out[:nout].copy()
+
 
 
 @nb.njit(cache=True)
@@ -896,6 +1074,7 @@ class SolverRules:
     unlimited: bool
     empty: int
     max_nodes: int
+    max_seconds: float = 0.0  # CPU seconds per deal, 0 for no limit (not reproducible: depends on the machine)
     columns: int = 8  # LAYOUT_IN_TURN only
     prefilled: int = 0  # LAYOUT_IN_TURN only: the last cards of the deal go to this many cells
     # King Albert's family: the cells are a reserve (never entered), worrying back, one card at a time
@@ -922,21 +1101,26 @@ class SolverRules:
 
 
 class Workspace:
-    """The search's tables, kept between deals so easy deals do not pay for allocation."""
+    """The search's tables, kept between deals so easy deals do not pay for allocation.
+
+    The position table's slots carry a generation stamp (``gen``): a new search takes the next stamp instead of
+    clearing the table; after GEN_MAX searches the table is cleared once.
+    """
 
     def __init__(self, capacity: int = 1 << 14) -> None:
         self.recs = np.zeros((capacity, REC_WORDS), dtype=np.uint64)
         self.parent = np.zeros(capacity, dtype=np.int32)
         self.mcode = np.zeros(capacity, dtype=np.int32)
+        self.depth = np.zeros(capacity, dtype=np.int32)
         self.heap = np.zeros(capacity, dtype=np.int64)
-        self.table = np.zeros(4 * capacity, dtype=np.int32)
-        self.tgen = np.zeros(4 * capacity, dtype=np.int32)
+        self.heap2 = np.zeros(1, dtype=np.int64)  # the second order's heap, sized when it starts
+        self.table = np.zeros(4 * capacity, dtype=np.uint64)
         self.gen = 0
 
     def next_gen(self) -> int:
         self.gen += 1
-        if self.gen >= 2**31 - 1:
-            self.tgen[:] = 0
+        if self.gen > GEN_MAX:
+            self.table[:] = 0
             self.gen = 1
         return self.gen
 
@@ -963,24 +1147,47 @@ def _warm_up() -> None:
     st[O_FND + 0] = 12
     rules = SolverRules(LAYOUT_EIGHT, BUILD_SUIT, 0, False, False, EMPTY_ANY, 10)
     ws = Workspace(16)
-    _solve(st, rel, rules.params(), ws.recs, ws.parent, ws.mcode, ws.heap, ws.table, ws.tgen, np.int32(1))
+    solve_state(st, rel, rules, ws)  # won at the root: the search loop itself is compiled below
+    ctl = np.zeros(CTL_SIZE, dtype=np.int64)
+    ctl[C_OUTCOME] = UNSOLVABLE
+    _search(rel, rules.params(), ws.recs, ws.parent, ws.mcode, ws.depth, ws.heap, ws.heap2, ws.table, ctl)
+
+
+SLICE_NODES = 20_000  # expansions between two looks at the clock when max_seconds is set
 
 
 def solve_state(st: np.ndarray, rel: np.ndarray, rules: SolverRules, ws: Workspace | None = None) -> Solution:
-    """Solve an arbitrary position (uint8[STATE_SIZE]) with relative ranks rel (int64[52])."""
-    _warm_up()
+    """Solve an arbitrary position (uint8[STATE_SIZE]) with relative ranks rel (int64[52]).
+
+    With ``rules.max_seconds`` the search runs in slices of SLICE_NODES expansions and stops with ``unknown``
+    once this process has spent that many CPU seconds on the deal (so the verdict may depend on the machine).
+    """
+    if not _WARM[0]:
+        _warm_up()
     ws = ws or Workspace()
     params = rules.params()
     st = np.array(st, dtype=np.uint8, copy=True)
-    gen = ws.next_gen()
+    start = st.copy()
+    ctl = np.zeros(CTL_SIZE, dtype=np.int64)
     t0 = time.perf_counter()
-    outcome, nodes, best, sol, recs, parent, mcode, heap, table, tgen, gen2 = _solve(
-        st, rel, params, ws.recs, ws.parent, ws.mcode, ws.heap, ws.table, ws.tgen, np.int32(gen)
-    )
+    c0 = time.process_time()
+    _search_start(st, rel, params, ws.recs, ws.parent, ws.mcode, ws.depth, ws.heap, ws.table, ws.next_gen(), ctl)
+    limit = float(rules.max_seconds)
+    ctl[C_STOP] = SLICE_NODES if limit > 0 else np.iinfo(np.int64).max
+    ctl[C_SECOND_AT] = SECOND_AT
+    while ctl[C_OUTCOME] == RUNNING:
+        ws.recs, ws.parent, ws.mcode, ws.depth, ws.heap, ws.heap2, ws.table = _search(
+            rel, params, ws.recs, ws.parent, ws.mcode, ws.depth, ws.heap, ws.heap2, ws.table, ctl)
+        if ctl[C_OUTCOME] == RUNNING:
+            if time.process_time() - c0 >= limit:
+                ctl[C_OUTCOME] = UNKNOWN
+            ctl[C_STOP] += SLICE_NODES
+    ws.gen = int(ctl[C_GEN])
+    sol = np.zeros(0, dtype=np.int64)
+    if ctl[C_OUTCOME] == WON:
+        sol = _solution(start, rel, params, ws.parent, ws.mcode, ctl[C_GOALP], ctl[C_GOALC])
     seconds = time.perf_counter() - t0
-    ws.recs, ws.parent, ws.mcode, ws.heap, ws.table, ws.tgen = recs, parent, mcode, heap, table, tgen
-    ws.gen = int(gen2)
-    return Solution(int(outcome), int(nodes), int(best), sol, seconds)
+    return Solution(int(ctl[C_OUTCOME]), int(ctl[C_NODES]), int(ctl[C_BEST]), sol, seconds)
 
 
 def deal_position(deal: np.ndarray, rules: SolverRules) -> tuple[np.ndarray, np.ndarray]:
@@ -1120,6 +1327,7 @@ def play_one_with(deal: np.ndarray, rules: SolverRules, ref_rules, trace: bool):
             move = ref.parse_move(token, layout, ref_rules)  # the text was checked: every token is a legal move
             lines.append(f"{k:4d}. {token:<5} {ref.describe(layout, move)}")
             ref.apply_move(layout, move)
-        verdict = {WON: "won", UNSOLVABLE: "unsolvable (exhaustive search)", UNKNOWN: "unknown (max_nodes reached)"}
+        verdict = {WON: "won", UNSOLVABLE: "unsolvable (exhaustive search)",
+                   UNKNOWN: "unknown (max_nodes or max_seconds reached)"}
         lines.append(f"{verdict[sol.outcome]}: {row['moves']} moves, {sol.nodes} positions expanded, {sol.seconds:.3f} s")
     return PlayResult(row=row, trace=lines)

@@ -9,6 +9,12 @@ Runs on one core, in this process:
   5. (--amazons N) Amazons under strategy: solver, N seeded deals (seed 2009) per preset (dick, pysolfc,
      one_in_ten): won/unsolvable/unknown, the proven minimum passes, CPU seconds per 1,000 deals (target for
      dick: 300 s), the deal indices not won, and the peak memory.
+  0. (--table N, default 1,000) issue 11's table: every open-solitaire game present (Penguin, Baker's Game,
+     FreeCell by cells and columns, Eight Off, Seahaven Towers, King Albert, each only once registered) on N
+     seeded deals (--table-seed, default 99) at default settings, each row in its own child process on one
+     core: won / unsolvable / unknown, mean CPU seconds per deal (time.process_time of the child, replay by the
+     checker included) beside Solvitaire's (Blake and Gent; 2.1 GHz Broadwell) and one fifth of it (the
+     target), the slowest deal, and the child's peak resident memory.  (--table-rows) picks rows by name.
   6. (--perpetual-motion N) Perpetual Motion under strategy: solver, N seeded deals (seed 2009) for clarke,
      masten and pysolfc, each with direction as the preset has it and with `any`: won/unsolvable/unknown,
      the passes found, how often rounds_optimal was proven, the forced automaton beside it (dominance),
@@ -18,7 +24,8 @@ Runs on one core, in this process:
 Every `won` is replayed by the independent checker inside play_batch; "solve" seconds are the
 solver's own (the per-deal `seconds` column), "wall" adds the replay and Python overhead.
 
-    .venv/bin/python scripts/bench_solver.py [--penguin 1000] [--bakers 2000] [--seed 2024]
+    .venv/bin/python scripts/bench_solver.py [--table 1000] [--penguin 1000] [--bakers 2000] [--seed 2024]
+    .venv/bin/python scripts/bench_solver.py --table 1000 --table-rows "freecell cells=2" --penguin 0 --freecell 0 --skip-11982
 """
 
 from __future__ import annotations
@@ -34,6 +41,21 @@ from engine.deals import microsoft_deal, seeded_deals
 from engine.outcomes import UNKNOWN, UNSOLVABLE, WON
 from engine.reference import open_solitaire as reference
 from engine.registry import get_game
+
+# Issue 11's rows: (name, game, overrides, Solvitaire's CPU seconds per deal or None, Solvitaire's unknown rate or None)
+TABLE_ROWS = (
+    ("penguin", "penguin", {}, None, None),
+    ("bakers_game", "bakers_game", {}, 0.42, None),
+    ("freecell", "freecell", {}, 0.37, None),
+    ("freecell cells=3", "freecell", {"cells": 3}, 0.32, 0.00001),
+    ("freecell cells=2", "freecell", {"cells": 2}, 2.3, 0.0002),
+    ("freecell cells=1", "freecell", {"cells": 1}, 3.3, 0.0003),
+    ("freecell columns=7", "freecell", {"columns": 7}, None, None),
+    ("freecell columns=6", "freecell", {"columns": 6}, None, None),
+    ("eight_off", "eight_off", {}, 0.046, None),
+    ("seahaven_towers", "seahaven_towers", {}, 0.12, None),
+    ("king_albert", "king_albert", {}, 15.0, 1061 / 2_000_000),
+)
 
 BRYAN = {3: 0.289, 4: 0.7506, 5: 0.9794, 6: 0.99985}  # Jerry Bryan, 1,000,000 random deals per cell count
 
@@ -67,6 +89,65 @@ def summary(name: str, out: dict, wall: float) -> str:
     return (f"{name}: {n} deals, won {won} ({won / n:.4%}, Wilson 95% {lo:.4%}..{hi:.4%}), unsolvable {uns}, "
             f"unknown {unk} ({unk / n:.2%}); solve {out['seconds'].sum():.2f} s, wall {wall:.2f} s, "
             f"nodes mean {out['nodes'].mean():.0f} max {out['nodes'].max()}")
+
+
+def table_row(game: str, overrides: dict, deals: int, seed: int) -> dict:
+    """One row of the table, in this process: every deal through play_batch (wins replayed by the checker)."""
+    import resource
+
+    g = get_game(game)
+    rules = g.rules(overrides=overrides)
+    decks = seeded_deals(g.deck, seed, 0, deals)
+    g.play_batch(decks[:1], rules)  # compile / load the kernels outside the timing
+    cpu0 = time.process_time()
+    out = g.play_batch(decks, rules)
+    cpu = time.process_time() - cpu0
+    oc = out["outcome"]
+    return {"deals": deals, "won": int((oc == WON).sum()), "unsolvable": int((oc == UNSOLVABLE).sum()),
+            "unknown": int((oc == UNKNOWN).sum()), "cpu": cpu, "slowest": float(out["seconds"].max()),
+            "unknown_at": np.flatnonzero(oc == UNKNOWN).tolist(),
+            "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+
+
+def table_section(deals: int, seed: int, only: list[str]) -> None:
+    """Issue 11's table: one child process per row (its own peak memory), rows run one after another."""
+    import json
+    import os
+    import platform
+    import subprocess
+    import sys
+
+    from engine.registry import game_names
+
+    known = set(game_names())
+    cpu_name = next((ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo") if ln.startswith("model name")),
+                    platform.processor()) if os.path.exists("/proc/cpuinfo") else platform.processor()
+    print(f"open solitaires, {deals} seeded deals per row (seed {seed}), defaults unless named; one core ({cpu_name}); "
+          f"load {os.getloadavg()[0]:.1f}", flush=True)
+    print(f"{'row':<22} {'won':>6} {'unsolv':>6} {'unknown':>7} {'cpu s/deal':>10} {'Solvitaire':>10} {'target':>8} "
+          f"{'slowest s':>9} {'peak MiB':>8}", flush=True)
+    for name, game, over, theirs, _ in TABLE_ROWS:
+        if only and name not in only:
+            continue
+        if game not in known:
+            print(f"{name:<22} (game not registered yet)", flush=True)
+            continue
+        g = get_game(game)
+        if any(k not in {f.name for f in __import__("dataclasses").fields(g.rules_type)} for k in over):
+            print(f"{name:<22} (switch {list(over)} not there yet)", flush=True)
+            continue
+        cmd = [sys.executable, __file__, "--row", json.dumps([game, over, deals, seed])]
+        res = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ))
+        if res.returncode != 0:
+            print(f"{name:<22} failed: {res.stderr.strip().splitlines()[-1:]}", flush=True)
+            continue
+        r = json.loads(res.stdout.strip().splitlines()[-1])
+        per = r["cpu"] / r["deals"]
+        th = f"{theirs:10.3f}" if theirs else f"{'-':>10}"
+        tg = f"{theirs / 5:8.4f}" if theirs else f"{'-':>8}"
+        print(f"{name:<22} {r['won']:>6} {r['unsolvable']:>6} {r['unknown']:>7} {per:10.4f} {th} {tg} "
+              f"{r['slowest']:9.2f} {r['rss_mib']:8.0f}" + (f"  unknown at {r['unknown_at']}" if r["unknown"] else ""),
+              flush=True)
 
 
 def amazons_section(deals: int, seed: int, presets: list[str], progress: int = 100) -> None:
@@ -197,7 +278,19 @@ def main() -> None:
     ap.add_argument("--pm-presets", default="clarke,masten,pysolfc")
     ap.add_argument("--pm-seed", type=int, default=2009)
     ap.add_argument("--pm-budget", type=int, default=0, help="one Perpetual Motion search filled to this max_nodes")
+    ap.add_argument("--table", type=int, default=1000, help="issue 11's table: seeded deals per row (0: skip)")
+    ap.add_argument("--table-seed", type=int, default=99)
+    ap.add_argument("--table-rows", default="", help="comma-separated row names (default: every row)")
+    ap.add_argument("--row", default="", help=argparse.SUPPRESS)  # a child of --table: one row, printed as JSON
     args = ap.parse_args()
+
+    if args.row:
+        import json
+        game, over, deals, seed = json.loads(args.row)
+        print(json.dumps(table_row(game, over, deals, seed)), flush=True)
+        return
+    if args.table:
+        table_section(args.table, args.table_seed, [r for r in args.table_rows.split(",") if r])
 
     if args.perpetual_motion:
         perpetual_motion_section(args.perpetual_motion, args.pm_seed, args.pm_presets.split(","))

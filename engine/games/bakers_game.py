@@ -17,6 +17,8 @@ from engine.open_solitaire import (
     EMPTY_NONE,
     EMPTY_TOP_RANK,
     LAYOUT_IN_TURN,
+    MAX_SECONDS_DOC,
+    MAX_SECONDS_HI,
     SOLVER_COLUMNS,
     SolverRules,
     check_solution_with,
@@ -28,7 +30,7 @@ from engine.reference import open_solitaire as reference
 from engine.registry import GameSpec, PlayResult
 from engine.rules import switch
 
-MAX_NODES_HI = 100_000_000  # about 100 bytes of memory per stored position
+MAX_NODES_HI = 100_000_000  # about 110 bytes of memory per stored position
 EMPTY_CODES = {"any": EMPTY_ANY, "kings": EMPTY_TOP_RANK, "none": EMPTY_NONE}
 
 
@@ -46,7 +48,9 @@ class BakersGameRules:
     )
     empty_column: str = switch("any", "what an empty column takes: any card or run, kings (a King or a run headed by one), none",
                                choices=("any", "kings", "none"))
-    max_nodes: int = switch(2_000_000, "positions the solver may store before it answers unknown", lo=1, hi=MAX_NODES_HI)
+    max_nodes: int = switch(10_000_000, "positions the solver may store before it answers unknown (about 110 bytes "
+                            "each: 1.1 GB at the default)", lo=1, hi=MAX_NODES_HI)
+    max_seconds: int = switch(0, MAX_SECONDS_DOC, lo=0, hi=MAX_SECONDS_HI)
 
 
 PRESETS: dict[str, dict] = {"standard": {}}
@@ -54,7 +58,8 @@ PRESETS: dict[str, dict] = {"standard": {}}
 
 def solver_rules(rules: BakersGameRules, build: int = BUILD_SUIT) -> SolverRules:
     return SolverRules(LAYOUT_IN_TURN, build, rules.cells, False, rules.sequence_move == "unlimited",
-                       EMPTY_CODES[rules.empty_column], int(rules.max_nodes), columns=rules.columns)
+                       EMPTY_CODES[rules.empty_column], int(rules.max_nodes), columns=rules.columns,
+                       max_seconds=float(rules.max_seconds))
 
 
 def reference_rules(rules: BakersGameRules, build: str = "suit") -> reference.Rules:

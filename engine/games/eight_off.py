@@ -24,6 +24,8 @@ from engine.games.bakers_game import EMPTY_CODES, MAX_NODES_HI
 from engine.open_solitaire import (
     BUILD_SUIT,
     LAYOUT_IN_TURN,
+    MAX_SECONDS_DOC,
+    MAX_SECONDS_HI,
     SOLVER_COLUMNS,
     SolverRules,
     check_solution_with,
@@ -57,6 +59,7 @@ class EightOffRules:
     empty_column: str = switch("kings", EMPTY_DOC, choices=("kings", "any", "none"))
     sequence_move: str = switch("limited", SEQUENCE_DOC, choices=("limited", "unlimited"))
     max_nodes: int = switch(2_000_000, "positions the solver may store before it answers unknown", lo=1, hi=MAX_NODES_HI)
+    max_seconds: int = switch(0, MAX_SECONDS_DOC, lo=0, hi=MAX_SECONDS_HI)
 
     def __post_init__(self) -> None:
         check_prefilled(self)
@@ -73,7 +76,7 @@ PRESETS: dict[str, dict] = {
 def solver_rules_for(rules, columns: int) -> SolverRules:
     return SolverRules(LAYOUT_IN_TURN, BUILD_SUIT, rules.cells, False, rules.sequence_move == "unlimited",
                        EMPTY_CODES[rules.empty_column], int(rules.max_nodes), columns=columns,
-                       prefilled=rules.prefilled_cells)
+                       prefilled=rules.prefilled_cells, max_seconds=float(rules.max_seconds))
 
 
 def reference_rules_for(rules, columns: int) -> reference.Rules:

@@ -26,7 +26,15 @@ from engine.games.eight_off import (
     reference_rules_for,
     solver_rules_for,
 )
-from engine.open_solitaire import SOLVER_COLUMNS, SolverRules, check_solution_with, play_batch_with, play_one_with
+from engine.open_solitaire import (
+    MAX_SECONDS_DOC,
+    MAX_SECONDS_HI,
+    SOLVER_COLUMNS,
+    SolverRules,
+    check_solution_with,
+    play_batch_with,
+    play_one_with,
+)
 from engine.outcomes import OUTCOMES, UNKNOWN, UNSOLVABLE, WON
 from engine.reference import open_solitaire as reference
 from engine.registry import GameSpec, PlayResult
@@ -42,6 +50,7 @@ class SeahavenTowersRules:
     empty_column: str = switch("kings", EMPTY_DOC, choices=("kings", "any", "none"))
     sequence_move: str = switch("limited", SEQUENCE_DOC, choices=("limited", "unlimited"))
     max_nodes: int = switch(2_000_000, "positions the solver may store before it answers unknown", lo=1, hi=MAX_NODES_HI)
+    max_seconds: int = switch(0, MAX_SECONDS_DOC, lo=0, hi=MAX_SECONDS_HI)
 
     def __post_init__(self) -> None:
         check_prefilled(self)
