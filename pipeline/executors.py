@@ -110,12 +110,13 @@ class RayExecutor:
         self._remote = None
 
     def __enter__(self) -> RayExecutor:
+        if self.address:  # a dead address fails in seconds, not after Ray's minutes of retries
+            check_reachable(self.address, self._address_source)
         ray = _import_ray(local=not self.address)
         if not ray.is_initialized():
             import logging
 
             if self.address:
-                check_reachable(self.address, self._address_source)  # a dead address fails in seconds, not after Ray's minutes of retries
                 ray.init(address=self.address, logging_level=logging.WARNING, log_to_driver=False)
             else:
                 ray.init(
