@@ -79,12 +79,14 @@ def test_table_generations_wrap_around():
     assert all(_same(a, b) for a, b in zip(fresh, again))
 
 
-@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("game", GAMES + ("eight_off", "seahaven_towers", "king_albert"))
 def test_max_seconds_switch(game):
-    """Beside max_nodes, off by default (the default stays reproducible); its one-line doc says it is not."""
+    """Beside max_nodes, off by default (the default stays reproducible); its one-line doc says it is not; the
+    solver receives it."""
     g = get_game(game)
     rules = g.rules(overrides={"max_seconds": "30"})
     assert rules.max_seconds == 30 and g.rules().max_seconds == 0
+    assert _srules(game, max_seconds=30).max_seconds == 30.0
     with pytest.raises(RuleError, match="max_seconds"):
         g.rules(overrides={"max_seconds": -1})
     assert "not reproducible" in g.switches()["max_seconds"].doc.lower()

@@ -32,6 +32,8 @@ from engine.open_solitaire import (
     EMPTY_NONE,
     EMPTY_TOP_RANK,
     LAYOUT_IN_TURN,
+    MAX_SECONDS_DOC,
+    MAX_SECONDS_HI,
     P_W,
     SOLVER_COLUMNS,
     Solution,
@@ -65,6 +67,7 @@ class KingAlbertRules:
                                "one), none", choices=("any", "kings", "none"))
     max_nodes: int = switch(10_000_000, "positions the solver may store before it answers unknown (about 100 bytes "
                             "each: 1 GB at the default)", lo=1, hi=MAX_NODES_HI)
+    max_seconds: int = switch(0, MAX_SECONDS_DOC, lo=0, hi=MAX_SECONDS_HI)
     # Every combination of these switches is a playable game, so there is no __post_init__ check.
 
 
@@ -115,6 +118,7 @@ def solver_rules(rules: KingAlbertRules) -> KingAlbertSolverRules:
         reserve=True,
         worrying_back=bool(rules.worrying_back),
         single_card=rules.move_unit == "card",
+        max_seconds=float(rules.max_seconds),
     )
 
 
