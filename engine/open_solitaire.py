@@ -93,18 +93,16 @@ Sound pruning, and why.
      the target column never counts).  Otherwise (c on other cards, or empty
      columns take nothing) c is not auto-moved; the search still tries the
      foundation move as an ordinary move.
-   * alternating-colour games (FreeCell): the two cards of the other colour and
-     one rank lower.  c is safe when both are already on their foundations
-     (always true for an Ace).
+   * alternating-colour games (FreeCell, King Albert without worrying back):
+     the two cards of the other colour and one rank lower.  The claim applies
+     when both are already on their foundations (always true for an Ace); point
+     3c proves a weaker condition, and it is the one the solver uses.
    Auto moves commute (each condition only gets easier as foundations grow and
    an exposed card stays exposed), so the closure of a position is unique and
-   the solution replay reproduces it exactly.
-   Exhaustiveness with the closure: the simulation never lengthens a winning
-   sequence, so from a winnable closed position some move leads to a position
-   whose closure is winnable with a shorter remaining sequence; by induction a
-   won position is reachable in the searched graph, and an exhaustive search of
-   that graph finds it.  tests/test_open_solitaire.py checks all of this
-   against a plain-Python exhaustive search with no pruning at all.
+   the solution replay reproduces it exactly.  Why the search stays
+   exhaustive with the closure: point 3d, for 3, 3b and 3c alike.
+   tests/test_open_solitaire.py checks all of this against a plain-Python
+   exhaustive search with no pruning at all.
 3b. Safe moves under worrying back (King Albert's family: alternating colours,
    foundations from the Ace, no cells but a reserve that cards only leave, one
    card at a time or any run; foundation top cards may go back to the tableau).
@@ -146,6 +144,85 @@ Sound pruning, and why.
    Solvitaire (Blake and Gent) moves more cards up under worrying back (other
    colour within 2 ranks, same colour within 3) without a proof in its
    source; we keep to the rule proved here.
+3c. Stronger safe moves in alternating colours without worrying back
+   (FreeCell, King Albert with ``worrying_back`` false).  Claim: let c, of
+   relative rank r, be exposed (a column's top, or in a cell or the reserve)
+   and next for its foundation (which holds r cards).  If both foundations of
+   the other colour hold at least r - 1 cards and the other foundation of c's
+   colour at least r - 2, then S' = S with c moved up is winnable when S is,
+   by a line with no more moves that are not to a foundation.
+   The cards involved.  Only the two other-colour cards of rank r - 1, b1 and
+   b2, can be built on c.  Foundations only grow (nothing is played back), so
+   b's foundation holds at least r - 1 cards all along: whenever b is out it
+   holds exactly r - 1 and b is next for it.  Only cards of c's colour and rank
+   r - 2 can be built on a b: c's own suit's one is up already (c's
+   foundation holds r), and the other, d, is next for its foundation whenever
+   it is out (that foundation holds at least r - 2).  Only other-colour cards
+   of rank r - 3 can be built on d, and they are all up (their foundations
+   hold at least r - 1).  So X = {c, b1, b2, d} holds one card of each suit,
+   and the only cards ever built on an X card are X cards.
+   Proof.  Take a winning line S = T0 -> T1 ... Tk and build, step by step, a
+   set E of X cards ("extra up", E0 = {c}) and a line from S' through
+   positions Ti' = Ti with every E card that is out moved to its foundation.
+   Invariant: (i) Ti' is a position: each suit has at most one X card, which
+   joined E when it was next for its foundation in Ti and was out, and while
+   it is out in Ti its foundation stays just below it; so Ti's foundations
+   plus the E cards are still each suit's lowest cards; (ii) in every column
+   of Ti the E cards are a top segment (no other card lies on an E card); an
+   E card in a cell or the reserve holds nothing.  T0' = S' and both hold.
+   Each move of Ti -> Ti+1 is replaced thus:
+   (a) it moves E cards only (one card, or a run all of E, anywhere,
+       foundation included): skip it; Ti+1' = Ti' and (ii) holds (they land
+       on top of a column, in a cell or up).
+   (b) its head x is not in E and it does not go onto an E card: make the
+       same move with the run's E cards (by (ii) its top part) left out: same
+       head, same target (a card, which is a top in Ti' as in Ti and not an E
+       card; an empty column; a cell; the foundation, where x is next in Ti',
+       since x's suit has no other E card out).  It is legal: x is exposed in
+       Ti' once the E cards above it are gone, a run less its top cards is a
+       run, and Ti' has every free cell and empty column of Ti (E cards only
+       leave them), so the capacity of "Sequence moves", which never shrinks
+       as cells and columns free up, is at least that of Ti for a shorter run.
+       A move not to a foundation stays one, a foundation move stays one.
+   (c) it puts a card or run, head h, onto an E card e: h builds on e, so h
+       is an X card (b1 or b2 on c, d on a b; nothing goes on d), and so is
+       every card of the run (a run builds down from h); h is not in E (else
+       (a)).  Play the run's cards that are not in E to their foundations
+       instead, top first, and add them to E.  Each is exposed in Ti' when its
+       turn comes (the E cards above it are already up) and next for its
+       foundation (it is an X card that is out).  One move not to a
+       foundation becomes one or two foundation moves; Ti+1' is Ti+1 with the
+       new E up, and (ii) holds (the run now lies on e, all of it in E).
+   Tk is won, so Tk' is won: S' is winnable, and the new line has no more
+   moves not to a foundation than the old one (it may have more foundation
+   moves, so unlike point 3 it may be longer).  The condition only gets
+   easier as foundations grow, so closures stay unique, and c's own
+   foundation move is written into the solution as an ordinary move, which
+   the reference checks like any other.
+3d. Exhaustiveness with the closure (points 3, 3b, 3c).  For a winnable
+   position P let w(P) be the fewest moves not to a foundation in a winning
+   line from P.  Each simulation above turns a foundation move into a
+   foundation move or nothing, and any other move into one of the same kind,
+   nothing, or foundation moves only; so moving a safe card up never raises
+   w, and w(closure(P)) <= w(P).  Measure a winnable position by the pair
+   (w(P), cards off the foundations), ordered lexicographically.  Let P be a
+   stored (closed), winnable, not won position and m the first move of a
+   winning line from P with w(P) moves not to a foundation, leading to T.
+   If m goes to a foundation, w(T) <= w(P) and T has one card fewer out;
+   otherwise w(T) <= w(P) - 1.  The closure keeps w from rising and cards out
+   from rising, so closure(T) has a smaller pair than P.  The search
+   generates m: it generates every legal move, up to the canonical order of
+   columns and cells (point 2) and the first empty column standing for all;
+   the moves it leaves out lead back to P itself once closed (a whole column
+   into an empty column, point 4; under worrying back a card played back that
+   the closure would send straight up again), and such a move cannot start a
+   line with w(P) moves not to a foundation: the rest of that line would win
+   from T with w(P) - 1 of them, and w(P) = w(closure(T)) <= w(T).
+   So the search stores closure(T) (or has it already).  By induction on the
+   pair, from every stored winnable position a won position is reachable
+   through stored positions; the root is the closure of the deal, winnable if
+   the deal is; an exhaustive search expands every stored position, so it
+   finds the win.
 4. A whole column is never moved into an empty column (same position again).
 
 Sequence moves.  In all these games the rules move one card at a time
@@ -321,11 +398,21 @@ def _safe(c, in_cell, alone, st, rel, params):
         if r > 0 or params[P_WRAP] == 0:
             return True
         return in_cell or (alone and params[P_EMPTY] != EMPTY_NONE)
-    # alternating colours: both cards of the other colour one rank lower are up
+    # alternating colours (point 3c): both foundations of the other colour hold at least r - 1 cards and the
+    # other foundation of c's colour at least r - 2 (the cards that could go onto c are up or next for theirs)
+    return _safe_alternate(c, st, rel)
+
+
+@nb.njit(cache=True, inline="always")
+def _safe_alternate(c, st, rel):
+    """Point 3c of the module docstring: without worrying back, a ready card of relative rank r in an
+    alternating-colour game goes up safely when both foundations of the other colour hold at least r - 1
+    cards and the other foundation of its colour at least r - 2."""
+    r = np.int64(rel[c])
     s = c // 13
-    if s == 0 or s == 3:
-        return st[O_FND + 1] >= r and st[O_FND + 2] >= r
-    return st[O_FND + 0] >= r and st[O_FND + 3] >= r
+    if s == 0 or s == 3:  # black: clubs, spades; the other black suit is 3 - s
+        return st[O_FND + 1] >= r - 1 and st[O_FND + 2] >= r - 1 and st[O_FND + 3 - s] >= r - 2
+    return st[O_FND + 0] >= r - 1 and st[O_FND + 3] >= r - 1 and st[O_FND + 3 - s] >= r - 2
 
 
 # --- worrying back (King Albert's family): foundation cards played back to the tableau ----------------

@@ -522,3 +522,176 @@ def test_the_solver_path_proves_the_stored_text(monkeypatch):
     monkeypatch.setattr(ref, "format_solution", lambda *a: " ".join(real(*a).split()[:-1]))
     with pytest.raises(osol.SolverError, match="rejected by the checker"):
         g.play_batch(decks, rules)
+
+
+# --- point 3c: stronger safe moves in alternating colours (no worrying back) ----------------------
+
+
+def _old_rule_closure_count(layout: ref.Layout) -> int:
+    """How many cards point 3's first condition alone would send up (both other-colour cards of one rank
+    lower already up), applied until nothing moves: the closure before point 3c, written out plainly."""
+    here = layout.copy()
+    moved = 0
+    changed = True
+    while changed:
+        changed = False
+        exposed = [("cell", j, c) for j, c in enumerate(here.cells) if c is not None]
+        exposed += [("column", i, col[-1]) for i, col in enumerate(here.columns) if col]
+        for where, k, c in exposed:
+            r = ref.rank(c)
+            others = (1, 2) if ref.suit(c) in (0, 3) else (0, 3)
+            if here.foundations[ref.suit(c)] == r and all(here.foundations[s] >= r for s in others):
+                if where == "cell":
+                    here.cells[k] = None
+                else:
+                    here.columns[k].pop()
+                here.foundations[ref.suit(c)] += 1
+                moved += 1
+                changed = True
+                break
+    return moved
+
+
+def _closure_count(layout: ref.Layout, srules: osol.SolverRules) -> int:
+    st, _ = osol.make_position(layout.columns, [c for c in layout.cells if c is not None], layout.foundations, 0)
+    rel = np.array([c % 13 for c in range(52)], dtype=np.int64)
+    return osol._closure(st, rel, srules.params(), np.zeros(0, dtype=np.int64), 0)
+
+
+def _alternate_position(rng: random.Random, cells: int, seq: str, empty: str):
+    """A FreeCell-style position built so that point 3c can fire: a card c next for its foundation, the
+    other colour's foundations mostly one rank behind it, the other suit of c's colour mostly up to two
+    behind, c on top of a column or in a cell while the cards that could go onto it are still out; and
+    foundations one rank further behind, where c must stay down, to test the condition's edges."""
+    r = rng.randint(9, 12)
+    sc = rng.randrange(4)
+    other_colour = (1, 2) if sc in (0, 3) else (0, 3)
+    fnd = [0, 0, 0, 0]
+    fnd[sc] = r
+    for s in other_colour:  # mostly where 3c allows c up, sometimes one rank short (then it must not)
+        fnd[s] = rng.choice([r - 2, r - 1, r - 1, r - 1, r])
+    fnd[3 - sc] = rng.choice([r - 3, r - 3, r - 2, r - 2, r - 1, r])
+    left = [s * 13 + k for s in range(4) for k in range(fnd[s], 13)]
+    if len(left) > 13:
+        return None
+    c = sc * 13 + r
+    left.remove(c)
+    rng.shuffle(left)
+    ncell_cards = rng.randint(0, cells)
+    c_in_cell = ncell_cards > 0 and rng.random() < 0.25
+    ncell_others = ncell_cards - 1 if c_in_cell else ncell_cards
+    cell_cards = left[:ncell_others] + ([c] if c_in_cell else [])
+    tableau = left[ncell_others:]
+    if rng.random() < 0.6:
+        tableau.sort(key=lambda card: card % 13 + rng.random() * 4)  # low cards mostly deep: harder to win
+    ncols = rng.randint(2, 5 - cells)  # few columns, all in use at first, so that some positions are lost
+    columns: list[list[int]] = [[] for _ in range(ncols)]
+    for card in tableau:
+        columns[rng.randrange(ncols)].append(card)
+    if not c_in_cell:
+        columns[rng.randrange(ncols)].append(c)  # on top of a column
+    rng.shuffle(columns)
+    rrules = ref.Rules("in_turn", "alternate", cells, False, seq, empty, columns=ncols)
+    empty_code = {"any": osol.EMPTY_ANY, "none": osol.EMPTY_NONE, "kings": osol.EMPTY_TOP_RANK}[empty]
+    srules = osol.SolverRules(osol.LAYOUT_EIGHT, osol.BUILD_ALTERNATE, cells, False, seq == "unlimited", empty_code,
+                              1_000_000, columns=ncols)
+    layout = ref.Layout(columns, cell_cards + [None] * (cells - len(cell_cards)), fnd, 0)
+    return layout, rrules, srules
+
+
+def _hand_made_3c(fnd: list[int]) -> ref.Layout:
+    """7H on 8C on top of column 1 (6C 5D 6S under them); every other card out by suit in columns 2-5, Kings on
+    top (never next for a foundation here)."""
+    first = parse_cards("6C 5D 6S 8C 7H")
+    columns = [first]
+    for s in range(4):
+        columns.append([s * 13 + k for k in range(fnd[s], 13) if s * 13 + k not in first])
+    return ref.Layout(columns + [[], [], []], [None], list(fnd), 0)
+
+
+def test_point_3c_fires_on_a_hand_made_position():
+    """7H next on its foundation, both black Sixes and 5D still out: point 3's old condition (both black
+    foundations at the Six) leaves 7H down, point 3c sends it up, and nothing else is ready."""
+    srules = osol.SolverRules(osol.LAYOUT_EIGHT, osol.BUILD_ALTERNATE, 1, False, False, osol.EMPTY_ANY, 1000)
+    rel = np.array([c % 13 for c in range(52)], dtype=np.int64)
+    layout = _hand_made_3c([5, 4, 6, 5])  # clubs to 5C, diamonds to 4D, hearts to 6H, spades to 5S
+    up = [s * 13 + k for s in range(4) for k in range(layout.foundations[s])]
+    assert sorted([c for col in layout.columns for c in col] + up) == list(range(52))
+    assert _old_rule_closure_count(layout) == 0
+    st, _ = osol.make_position(layout.columns, [], layout.foundations, 0)
+    out = np.zeros(8, dtype=np.int64)
+    n = osol._closure(st, rel, srules.params(), out, 0)
+    assert n == 1 and out[0] == parse_card("7H") * 64 + osol.TO_FOUNDATION
+    cols, _, f = osol.position_columns(st, srules)
+    assert f == [5, 4, 7, 5] and cols[0] == parse_cards("6C 5D 6S 8C")
+    # a black foundation two behind (spades to 4S only) keeps 7H down; so does diamonds three behind (to 3D)
+    for behind in ([5, 4, 6, 4], [5, 3, 6, 5]):
+        st2, _ = osol.make_position(_hand_made_3c(behind).columns, [], behind, 0)
+        assert osol._closure(st2, rel, srules.params(), np.zeros(0, dtype=np.int64), 0) == 0, behind
+
+
+# Point 3c's two conditions are tight: one rank less on either and KH (next on its foundation) would go up in
+# positions won only with KH still down.  No cells, empty columns take nothing, four columns.
+TIGHT_3C = [
+    # diamonds 3 behind (TD and JD out): QC must park on KH and take JD, to free TD
+    (["TD JD QC", "KH", "QS KD QD KC", "KS"], [11, 9, 12, 11]),
+    # clubs 2 behind (JC and QC out): QC must park on KH, to free JC
+    (["JC QC", "KH", "QS KC", "KS"], [10, 13, 12, 11]),
+]
+
+
+@pytest.mark.parametrize("cols,fnd", TIGHT_3C)
+def test_point_3c_conditions_are_tight(cols, fnd):
+    """The plain exhaustive search: won as it stands, lost once KH is up; the solver keeps KH down (its
+    closure moves nothing) and wins, and the checker replays the win."""
+    rrules = ref.Rules("in_turn", "alternate", 0, False, "unlimited", "none", columns=4)
+    layout = ref.Layout([parse_cards(c) for c in cols], [], list(fnd), 0)
+    up = [s * 13 + k for s in range(4) for k in range(fnd[s])]
+    assert sorted([c for col in layout.columns for c in col] + up) == list(range(52))
+    assert ref.exhaustive_verdict(layout, rrules) is True
+    after = layout.copy()
+    ref.apply_move(after, ref.Move("column", 1, 1, "foundation"))
+    assert ref.exhaustive_verdict(after, rrules) is False
+    srules = osol.SolverRules(osol.LAYOUT_EIGHT, osol.BUILD_ALTERNATE, 0, False, True, osol.EMPTY_NONE, 10_000,
+                              columns=4)
+    assert _closure_count(layout, srules) == 0
+    st, rel = osol.make_position(layout.columns, [], fnd, 0)
+    sol = osol.solve_state(st, rel, srules)
+    assert sol.outcome == WON
+    assert ref.check_from(layout, rrules, osol.reference_moves(layout, rrules, sol.codes)) is None
+
+
+@pytest.mark.parametrize("cells", [0, 1, 2])
+def test_point_3c_agrees_with_a_plain_exhaustive_search(cells):
+    """Point 3c (and the closure built on it) against a search that plays every legal move, foundation moves
+    included, and applies no automatic move: on positions built so that 3c fires, under every combination of
+    sequence moves and empty-column rules, the verdicts agree and every win replays.  The rule must really
+    fire: on many of the checked positions the closure sends up more cards than point 3's old condition."""
+    rng = random.Random(311 + cells)
+    fired = {True: 0, False: 0}
+    verdicts = {True: 0, False: 0}
+    for seq in ("unlimited", "limited"):
+        for empty in ("any", "kings", "none"):
+            tried = 0
+            while tried < 25:
+                made = _alternate_position(rng, cells, seq, empty)
+                if made is None:
+                    continue
+                layout, rrules, srules = made
+                truth = ref.exhaustive_verdict(layout, rrules, 4_000)
+                if truth is None:
+                    continue
+                tried += 1
+                st, rel = osol.make_position(layout.columns, [c for c in layout.cells if c is not None],
+                                             layout.foundations, 0)
+                sol = osol.solve_state(st, rel, srules)
+                assert sol.outcome == (WON if truth else UNSOLVABLE), (layout, rrules)
+                if truth:
+                    moves = osol.reference_moves(layout, rrules, sol.codes)
+                    assert ref.check_from(layout, rrules, moves) is None, (layout, rrules)
+                verdicts[truth] += 1
+                if _closure_count(layout, srules) > _old_rule_closure_count(layout):
+                    fired[truth] += 1
+    # both kinds of position, and the rule firing on both kinds, or the test proves little
+    assert verdicts[True] >= 30 and verdicts[False] >= 5, verdicts
+    assert fired[True] >= 20 and fired[False] >= 3, fired
