@@ -695,3 +695,47 @@ def test_point_3c_agrees_with_a_plain_exhaustive_search(cells):
     # both kinds of position, and the rule firing on both kinds, or the test proves little
     assert verdicts[True] >= 30 and verdicts[False] >= 5, verdicts
     assert fired[True] >= 20 and fired[False] >= 3, fired
+
+
+@pytest.mark.parametrize("move_unit", ["card", "run"])
+def test_point_3c_agrees_with_a_plain_exhaustive_search_in_king_albert(move_unit):
+    """Point 3c also governs King Albert's family with worrying back off (a reserve that cards only leave,
+    one card at a time or any run): the same kind of positions, nine columns, the reserve instead of cells,
+    every empty-column rule; verdicts equal the plain exhaustive search's, wins replay, and 3c fires."""
+    from engine.games import king_albert as ka
+    from engine.reference import king_albert as kref
+
+    rng = random.Random(3 + len(move_unit))
+    fired = {True: 0, False: 0}
+    verdicts = {True: 0, False: 0}
+    for empty in ("any", "kings", "none"):
+        tried = 0
+        while tried < 20:
+            made = _alternate_position(rng, 2, "unlimited", empty)
+            if made is None:
+                continue
+            layout, _, _ = made
+            rules = ka.KingAlbertRules(layout="king_albert", move_unit=move_unit, worrying_back=False,
+                                       empty_column=empty, max_nodes=1_000_000)
+            rrules = ka.reference_rules(rules)
+            columns = [list(c) for c in layout.columns] + [[] for _ in range(9 - len(layout.columns))]
+            reserve = [c for c in layout.cells if c is not None]
+            klayout = kref.Layout(columns, reserve + [None] * (kref.RESERVE_SIZE["king_albert"] - len(reserve)),
+                                  list(layout.foundations))
+            truth = kref.exhaustive_verdict(klayout, rrules, 4_000)
+            if truth is None:
+                continue
+            tried += 1
+            st, rel = osol.make_position(columns, reserve, layout.foundations, 0)
+            sol = osol.solve_state(st, rel, ka.solver_rules(rules))
+            assert sol.outcome == (WON if truth else UNSOLVABLE), (klayout, rules)
+            if truth:
+                moves = ka.reference_moves(klayout, rrules, sol.codes)
+                assert kref.check_from(klayout, rrules, moves) is None, (klayout, rules)
+            verdicts[truth] += 1
+            srules = ka.solver_rules(rules)
+            if _closure_count(ref.Layout(columns, reserve, layout.foundations, 0), srules) > _old_rule_closure_count(
+                    ref.Layout(columns, reserve, layout.foundations, 0)):
+                fired[truth] += 1
+    assert verdicts[True] >= 15 and verdicts[False] >= 5, verdicts
+    assert fired[True] >= 10 and fired[False] >= 3, fired
