@@ -19,9 +19,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import partial
 
-from engine.games.bakers_game import EMPTY_CODES, MAX_NODES_HI
+from engine.games.bakers_game import MAX_NODES_HI
 from engine.open_solitaire import (
     BUILD_SUIT,
+    EMPTY_CODES,
     LAYOUT_IN_TURN,
     MAX_SECONDS_DOC,
     MAX_SECONDS_HI,
