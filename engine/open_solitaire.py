@@ -1285,8 +1285,8 @@ class OpenGame:
     A game module keeps what is its own (rules record, presets, layout, the docstring with its rule readings),
     writes ``solver_rules(rules) -> SolverRules`` for this solver and ``reference_rules(rules)`` for its judge,
     and binds the methods of one instance as its module-level ``play_batch``, ``play_one`` and
-    ``check_solution`` (a bound method pickles as this class, found by name, and those two module-level
-    functions, so Ray can ship it).  Every win is replayed by the reference before it is reported.
+    ``check_solution`` (a bound method pickles as this class and the instance's two rules functions, each
+    found by name, so Ray can ship it).  Every win is replayed by the reference before it is reported.
 
     A game whose judge is not ``engine/reference/open_solitaire.py`` (King Albert) subclasses this and sets
     ``reference`` (the module: ``Layout``, ``deal_layout``, ``card_move``, ``illegal_reason``, ``apply_move``,
