@@ -211,16 +211,20 @@ is reported, so the text in the ``solution`` column is itself what was proven.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
 
 import numba as nb
 import numpy as np
 
+from engine.cards import DECK_52
 from engine.deals import batch_of_deals, read_only_uint8
 from engine.heap import heap_pop, heap_push
 from engine.outcomes import OUTCOMES, UNKNOWN, UNSOLVABLE, WON, SolverError
 from engine.reference import open_solitaire as ref
-from engine.registry import Column, PlayResult, new_columns
+from engine.registry import Column, GameSpec, PlayResult, new_columns
 
 # --- rule codes passed to the kernels --------------------------------------
 LAYOUT_PENGUIN, LAYOUT_IN_TURN = 0, 1  # Penguin's 7 columns with a beak; `columns` columns dealt in turn
@@ -1316,7 +1320,9 @@ def make_position(columns: list[list[int]], cells: list[int], foundations: list[
     return st, rel
 
 
-# --- the game surface shared by penguin, bakers_game and freecell -----------------
+# --- the game surface shared by the open games: OpenGame ------------------------------
+
+EMPTY_CODES = {"any": EMPTY_ANY, "kings": EMPTY_TOP_RANK, "none": EMPTY_NONE}  # empty_column switch -> kernel code
 
 SOLVER_COLUMNS = (
     Column("nodes", "int64", "positions the solver expanded"),
@@ -1326,44 +1332,27 @@ SOLVER_COLUMNS = (
 )
 
 
-def reference_moves(deal_or_layout, ref_rules, codes: np.ndarray) -> list:
-    """Turn the solver's card codes into column/cell moves by locating cards in a plain layout.
+def reference_moves(deal_or_layout, ref_rules, codes: np.ndarray, reference: ModuleType = ref) -> list:
+    """Turn the solver's card codes into moves by locating cards in a plain layout of ``reference`` (a reference
+    module: ``engine/reference/open_solitaire.py`` unless a game has its own).
 
     Locating is all this does; legality is judged afterwards by the reference checker.
     """
-    layout = deal_or_layout.copy() if isinstance(deal_or_layout, ref.Layout) else ref.deal_layout(deal_or_layout, ref_rules)
+    if isinstance(deal_or_layout, reference.Layout):
+        layout = deal_or_layout.copy()
+    else:
+        layout = reference.deal_layout(deal_or_layout, ref_rules)
     names = {TO_EMPTY: "empty", TO_CELL: "cell", TO_FOUNDATION: "foundation"}
     moves = []
     for code in codes:
         head, target = int(code) // 64, int(code) % 64
-        move = ref.card_move(layout, head, names.get(target, target))
-        if ref.illegal_reason(layout, move, ref_rules) is not None:
+        move = reference.card_move(layout, head, names.get(target, target))
+        if reference.illegal_reason(layout, move, ref_rules) is not None:
             moves.append(move)  # the checker will name the problem
             break
-        ref.apply_move(layout, move)
+        reference.apply_move(layout, move)
         moves.append(move)
     return moves
-
-
-def solution_text(deal, ref_rules, codes: np.ndarray) -> str:
-    """The solver's card codes as solution text (located in the reference's layout of the deal)."""
-    deal = [int(c) for c in deal]
-    return ref.format_solution(deal, ref_rules, reference_moves(deal, ref_rules, codes))
-
-
-def solve_one(deal: np.ndarray, rules: SolverRules, ref_rules, ws: Workspace | None = None) -> tuple[Solution, str]:
-    """Solve one deal; for a win, its solution text, which the checker has parsed and replayed to the end."""
-    sol = solve_deal(deal, rules, ws)
-    text = ""
-    if sol.outcome == WON:
-        try:
-            text = solution_text(deal, ref_rules, sol.codes)
-        except Exception as exc:  # noqa: BLE001 - a card the layout does not hold: a solver bug
-            raise SolverError(f"solver's solution cannot be located in the layout: {exc}") from None
-        why = ref.check_solution_text([int(c) for c in deal], ref_rules, text)
-        if why is not None:
-            raise SolverError(f"solver's solution rejected by the checker: {why}")
-    return sol, text
 
 
 def row_of(sol: Solution, text: str) -> dict:
@@ -1380,45 +1369,126 @@ def row_of(sol: Solution, text: str) -> dict:
     }
 
 
-def check_solution_with(ref_rules, deal: np.ndarray, text: str) -> str | None:
-    """``GameSpec.check_solution`` of the open games: the reference parses and replays ``text`` from the deal."""
-    try:
-        cards = [int(c) for c in np.asarray(deal).reshape(-1)]
-    except (TypeError, ValueError) as exc:
-        return f"the deal cannot be read ({exc})"
-    if sorted(cards) != list(range(52)):
-        return "the deal is not the 52 cards of the deck"
-    return ref.check_solution_text(cards, ref_rules, text)
+class OpenGame:
+    """The functions a :class:`GameSpec` needs (``play_batch``, ``play_one``, ``check_solution``) for an open
+    solitaire, from the game's two readings of its rules record.
 
+    A game module keeps what is its own (rules record, presets, layout, the docstring with its rule readings),
+    writes ``solver_rules(rules) -> SolverRules`` for this solver and ``reference_rules(rules)`` for its judge,
+    and binds the methods of one instance as its module-level ``play_batch``, ``play_one`` and
+    ``check_solution`` (a bound method pickles as this class and the instance's two rules functions, each
+    found by name, so Ray can ship it).  Every win is replayed by the reference before it is reported.
 
-def play_batch_with(decks: np.ndarray, rules: SolverRules, ref_rules) -> dict[str, np.ndarray]:
-    """Solve every deal of ``decks`` (uint8[n, 52]); every win is replayed by the checker."""
-    decks = batch_of_deals(decks, 52)
-    out = new_columns(decks.shape[0], SOLVER_COLUMNS)  # rounds stay 0: no stock passes
-    ws = Workspace()
-    for g in range(decks.shape[0]):
-        sol, text = solve_one(decks[g], rules, ref_rules, ws)
+    A game whose judge is not ``engine/reference/open_solitaire.py`` (King Albert) subclasses this and sets
+    ``reference`` (the module: ``Layout``, ``deal_layout``, ``card_move``, ``illegal_reason``, ``apply_move``,
+    ``format_solution``, ``check_solution_text``, ``parse_move``, ``describe``, ``layout_lines``) and
+    ``columns``, and overrides ``position`` or ``parse_move`` where its layout or notation differ.
+    """
+
+    reference: ModuleType = ref  # the judge: lays out a deal, writes and replays the solution text
+    columns: tuple[Column, ...] = SOLVER_COLUMNS  # extra_columns of the GameSpec
+    unknown_reason: str = "max_nodes or max_seconds reached"  # said by the trace of an unknown deal
+
+    def __init__(self, solver_rules: Callable[[Any], SolverRules], reference_rules: Callable[[Any], Any]):
+        self.solver_rules = solver_rules
+        self.reference_rules = reference_rules
+
+    # --- the GameSpec functions, on the game's rules record ---
+
+    def play_batch(self, decks: np.ndarray, rules: Any) -> dict[str, np.ndarray]:
+        """Solve every deal of ``decks`` (uint8[n, 52]); one array per output column."""
+        return self.play_batch_with(decks, self.solver_rules(rules), self.reference_rules(rules))
+
+    def play_one(self, deal: np.ndarray, rules: Any, trace: bool = False) -> PlayResult:
+        """Solve one deal; with ``trace`` the layout and the checked solution move by move."""
+        return self.play_one_with(deal, self.solver_rules(rules), self.reference_rules(rules), trace)
+
+    def check_solution(self, deal: np.ndarray, rules: Any, text: str) -> str | None:
+        """Replay solution text from the deal with the reference: None if it wins, else why not."""
+        return self.check_solution_with(self.reference_rules(rules), deal, text)
+
+    def game_spec(self, **fields: Any) -> GameSpec:
+        """The game's GameSpec: ``fields`` are what is its own (name, title, doc, rules_type, presets, and
+        deal_sources where it differs); the deck, the columns, the functions and the outcomes are the open games'."""
+        return GameSpec(deck=DECK_52, extra_columns=self.columns, play_batch=self.play_batch, play_one=self.play_one,
+                        check_solution=self.check_solution,
+                        outcomes=tuple(OUTCOMES[c] for c in (WON, UNSOLVABLE, UNKNOWN)), **fields)
+
+    # --- the same on the solver's and the reference's rules ---
+
+    @classmethod
+    def position(cls, deal: np.ndarray, rules: SolverRules, ref_rules: Any) -> tuple[np.ndarray, np.ndarray]:
+        """The kernel's opening position and relative ranks for a deal (here the kernel's own layout)."""
+        return deal_position(deal, rules)
+
+    @classmethod
+    def parse_move(cls, token: str, layout: Any, ref_rules: Any) -> Any:
+        return cls.reference.parse_move(token, layout, ref_rules)
+
+    @classmethod
+    def solve_one(cls, deal: np.ndarray, rules: SolverRules, ref_rules: Any,
+                  ws: Workspace | None = None) -> tuple[Solution, str]:
+        """Solve one deal; for a win, its solution text, which the checker has parsed and replayed to the end."""
+        st, rel = cls.position(deal, rules, ref_rules)
+        sol = solve_state(st, rel, rules, ws)
+        text = ""
+        if sol.outcome == WON:
+            judge = cls.reference
+            try:
+                layout = judge.deal_layout([int(c) for c in deal], ref_rules)
+                text = judge.format_solution(layout, ref_rules, reference_moves(layout, ref_rules, sol.codes, judge))
+            except Exception as exc:  # noqa: BLE001 - a card the layout does not hold: a solver bug
+                raise SolverError(f"solver's solution cannot be located in the layout: {exc}") from None
+            why = judge.check_solution_text(layout, ref_rules, text)
+            if why is not None:
+                raise SolverError(f"solver's solution rejected by the checker: {why}")
+        return sol, text
+
+    @classmethod
+    def play_batch_with(cls, decks: np.ndarray, rules: SolverRules, ref_rules: Any) -> dict[str, np.ndarray]:
+        """Solve every deal of ``decks`` (uint8[n, 52]); every win is replayed by the checker."""
+        decks = batch_of_deals(decks, 52)
+        out = new_columns(decks.shape[0], cls.columns)  # rounds stay 0: no stock passes
+        ws = Workspace()
+        for g in range(decks.shape[0]):
+            sol, text = cls.solve_one(decks[g], rules, ref_rules, ws)
+            row = row_of(sol, text)
+            out["outcome"][g] = sol.outcome
+            for k in ("moves", "cards_left", "nodes", "seconds", "solution"):
+                out[k][g] = row[k]
+        return out
+
+    @classmethod
+    def play_one_with(cls, deal: np.ndarray, rules: SolverRules, ref_rules: Any, trace: bool) -> PlayResult:
+        """One deal: the solver's verdict, and with ``trace`` the layout and the checked solution in words."""
+        deal = read_only_uint8(np.asarray(deal))
+        sol, text = cls.solve_one(deal, rules, ref_rules)
         row = row_of(sol, text)
-        out["outcome"][g] = sol.outcome
-        for k in ("moves", "cards_left", "nodes", "seconds", "solution"):
-            out[k][g] = row[k]
-    return out
+        lines: list[str] = []
+        if trace:
+            judge = cls.reference
+            layout = judge.deal_layout([int(c) for c in deal], ref_rules)
+            lines += judge.layout_lines(layout)
+            for k, token in enumerate(text.split(), start=1):
+                move = cls.parse_move(token, layout, ref_rules)  # the text was checked: every token is a legal move
+                lines.append(f"{k:4d}. {token:<5} {judge.describe(layout, move)}")
+                judge.apply_move(layout, move)
+            verdict = {WON: "won", UNSOLVABLE: "unsolvable (exhaustive search)",
+                       UNKNOWN: f"unknown ({cls.unknown_reason})"}
+            lines.append(f"{verdict[sol.outcome]}: {row['moves']} moves, {sol.nodes} positions expanded, "
+                         f"{sol.seconds:.3f} s")
+        return PlayResult(row=row, trace=lines)
+
+    @classmethod
+    def check_solution_with(cls, ref_rules: Any, deal: np.ndarray, text: str) -> str | None:
+        """``GameSpec.check_solution`` on the reference's rules: the reference parses and replays ``text``."""
+        try:
+            cards = [int(c) for c in np.asarray(deal).reshape(-1)]
+        except (TypeError, ValueError) as exc:
+            return f"the deal cannot be read ({exc})"
+        if sorted(cards) != list(range(52)):
+            return "the deal is not the 52 cards of the deck"
+        return cls.reference.check_solution_text(cards, ref_rules, text)
 
 
-def play_one_with(deal: np.ndarray, rules: SolverRules, ref_rules, trace: bool):
-    """One deal: the solver's verdict, and with ``trace`` the layout and the checked solution in words."""
-    deal = read_only_uint8(np.asarray(deal))
-    sol, text = solve_one(deal, rules, ref_rules)
-    row = row_of(sol, text)
-    lines: list[str] = []
-    if trace:
-        layout = ref.deal_layout([int(c) for c in deal], ref_rules)
-        lines += ref.layout_lines(layout)
-        for k, token in enumerate(text.split(), start=1):
-            move = ref.parse_move(token, layout, ref_rules)  # the text was checked: every token is a legal move
-            lines.append(f"{k:4d}. {token:<5} {ref.describe(layout, move)}")
-            ref.apply_move(layout, move)
-        verdict = {WON: "won", UNSOLVABLE: "unsolvable (exhaustive search)",
-                   UNKNOWN: "unknown (max_nodes or max_seconds reached)"}
-        lines.append(f"{verdict[sol.outcome]}: {row['moves']} moves, {sol.nodes} positions expanded, {sol.seconds:.3f} s")
-    return PlayResult(row=row, trace=lines)
+solve_one = OpenGame.solve_one  # for the games judged by engine/reference/open_solitaire.py

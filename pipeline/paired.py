@@ -46,6 +46,7 @@ import numpy as np
 from pipeline.errors import BadInput
 from pipeline.intervals import Z95, wilson
 from pipeline.parts import LOST, UNKNOWN, WON, pair_counts  # noqa: F401 (pair_counts: part of this module's API)
+from pipeline.precision import interval_decimals
 from pipeline.storage import open_run
 
 METHOD = "Newcombe hybrid score interval for paired proportions (Newcombe 1998, method 10)"
@@ -451,8 +452,8 @@ def _run_labels(run_a: Path, run_b: Path, ma: dict, mb: dict) -> tuple[str, str]
 # --- renderers ------------------------------------------------------------------------------------
 
 
-def _pct(x: float) -> str:
-    return "" if x is None or math.isnan(x) else f"{100 * x:.2f}%"
+def _pct(x: float, decimals: int = 2) -> str:
+    return "" if x is None or math.isnan(x) else f"{100 * x:.{decimals}f}%"
 
 
 def _range(lo: float, hi: float, fmt: Callable[[float], str]) -> str:
@@ -471,13 +472,17 @@ def display_rows(cs: ComparisonSet) -> tuple[list[str], list[list[str]]]:
     for c in cs.comparisons:
         digits = _points_digits(c.ci95_high - c.ci95_low)
         pts = lambda x: _pts(x, digits, True)  # noqa: E731
+        # Win rates get the decimals the difference's interval needs (pipeline.precision's rule, two at
+        # least): at 10^8 paired deals a difference of -0.009 points must not sit between two rates that
+        # print alike.
+        rate = lambda x: _pct(x, interval_decimals((c.ci95_high - c.ci95_low) / 2))  # noqa: E731
         line = [c.variant, c.baseline, f"{c.deals:,}", f"{c.both:,}", f"{c.baseline_only:,}", f"{c.variant_only:,}",
                 f"{c.neither:,}"]
         if unknown:
             line.append(f"{c.unknown_baseline:,}/{c.unknown_variant:,}")
         line += [
-            _range(c.baseline_rate_low, c.baseline_rate_high, _pct),
-            _range(c.variant_rate_low, c.variant_rate_high, _pct),
+            _range(c.baseline_rate_low, c.baseline_rate_high, rate),
+            _range(c.variant_rate_low, c.variant_rate_high, rate),
             _range(c.difference_low, c.difference_high, pts),
             f"{pts(c.ci95_low)} to {pts(c.ci95_high)}",
             format_p(c.log10_p).removeprefix("p = ").removeprefix("p "),

@@ -21,7 +21,8 @@ Both renderers (``pipeline.report``: table and markdown; ``pipeline.html_report`
 the table and the chart's annotations) call :func:`row_decimals`; CSV and JSON
 carry the full floats and need no rule.  ``patience compare`` rounds its point
 differences by the same idea (one significant digit of the half-width,
-``pipeline.paired._points_digits``).
+``pipeline.paired._points_digits``) and shows the two win rates with the
+decimals this rule gives the difference's interval.
 """
 
 from __future__ import annotations

@@ -377,6 +377,36 @@ def test_deal_sources_and_switch_bounds():
         get_game("freecell").rules(overrides={"empty_column": "beak_minus_one"})
 
 
+OPEN_GAMES = ("penguin", "bakers_game", "freecell", "eight_off", "seahaven_towers", "king_albert")
+
+
+@pytest.mark.parametrize("game", OPEN_GAMES)
+def test_the_open_games_play_through_one_shared_surface_that_pickles(game):
+    """Each game configures engine/open_solitaire.py's OpenGame; its module-level functions are the GameSpec's,
+    and they survive plain pickle (Ray ships functions the same way) and play the same afterwards."""
+    import importlib
+    import pickle
+
+    mod = importlib.import_module(f"engine.games.{game}")
+    g = get_game(game)
+    assert isinstance(mod.SOLVER, osol.OpenGame)
+    for name in ("play_batch", "play_one", "check_solution"):
+        assert getattr(mod, name) == getattr(g, name)  # the same bound method: GAME plays what the module says
+    rules = g.rules(overrides={"max_nodes": 2000})
+    decks = seeded_deals(DECK_52, 5, 0, 2)
+    batch = pickle.loads(pickle.dumps(g.play_batch))(decks, rules)
+    direct = mod.play_batch(decks, rules)
+    assert set(batch) == set(g.columns())
+    for col in g.columns():
+        if col != "seconds":
+            assert list(batch[col]) == list(direct[col]), col
+    for i in range(2):
+        text = batch["solution"][i]
+        verdict = g.check_solution(decks[i], rules, text)
+        assert pickle.loads(pickle.dumps(g.check_solution))(decks[i], rules, text) == verdict
+        assert (verdict is None) == (batch["outcome"][i] == WON)  # an empty text wins nothing
+
+
 # --- the solution notation (fc-solve's standard notation) ------------------------------------------
 
 

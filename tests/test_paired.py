@@ -191,6 +191,21 @@ def test_verdict_wording():
     assert weak.verdict.startswith("no clear difference: b wins 1.6 points more often than a")
 
 
+def test_win_rates_carry_the_difference_decimals():
+    """At 10^8 paired deals a difference of a few thousandths of a point must not sit between two rates that
+    print alike (54.81% and 54.81%): the rates get the difference's decimals, never fewer than two."""
+    from pipeline.paired import display_rows, finish
+
+    # 10^8 deals, about half changing outcome as clarke/rightmost do: CI half-width about 0.014 points
+    big = compare_counts("clarke", "rightmost", counts_of((29_400_000, 25_411_000, 25_402_000, 19_787_000)))
+    small = compare_counts("clarke", "masten", counts_of((4696, 49998, 3967, 41339)))
+    header, rows = display_rows(finish("t", "clarke", [big, small]))
+    col = header.index("baseline win rate")
+    assert rows[0][col] == f"{100 * big.baseline_rate_low:.3f}%"  # three decimals: 54.811%
+    assert rows[0][col + 1] != rows[0][col]
+    assert rows[1][col] == f"{100 * small.baseline_rate_low:.2f}%"  # a 10^5-deal comparison keeps two
+
+
 # --- unknown outcomes: bounds ------------------------------------------------------------------------
 
 

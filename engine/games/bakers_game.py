@@ -8,30 +8,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
-from engine.cards import DECK_52
 from engine.open_solitaire import (
     BUILD_SUIT,
-    EMPTY_ANY,
-    EMPTY_NONE,
-    EMPTY_TOP_RANK,
+    EMPTY_CODES,
     LAYOUT_IN_TURN,
     MAX_SECONDS_DOC,
     MAX_SECONDS_HI,
-    SOLVER_COLUMNS,
+    OpenGame,
     SolverRules,
-    check_solution_with,
-    play_batch_with,
-    play_one_with,
 )
-from engine.outcomes import OUTCOMES, UNKNOWN, UNSOLVABLE, WON
 from engine.reference import open_solitaire as reference
-from engine.registry import GameSpec, PlayResult
 from engine.rules import switch
 
 MAX_NODES_HI = 100_000_000  # about 60 to 90 bytes of memory per stored position (engine/open_solitaire.py, point 1)
-EMPTY_CODES = {"any": EMPTY_ANY, "kings": EMPTY_TOP_RANK, "none": EMPTY_NONE}
 
 
 @dataclass(frozen=True)
@@ -67,32 +56,14 @@ def reference_rules(rules: BakersGameRules, build: str = "suit") -> reference.Ru
                            columns=rules.columns)
 
 
-def play_batch(decks: np.ndarray, rules: BakersGameRules) -> dict[str, np.ndarray]:
-    """Solve every deal of ``decks`` (uint8[n, 52]); one array per output column."""
-    return play_batch_with(decks, solver_rules(rules), reference_rules(rules))
+SOLVER = OpenGame(solver_rules, reference_rules)
+play_batch, play_one, check_solution = SOLVER.play_batch, SOLVER.play_one, SOLVER.check_solution
 
-
-def play_one(deal: np.ndarray, rules: BakersGameRules, trace: bool = False) -> PlayResult:
-    """Solve one deal; with ``trace`` the layout and the checked solution move by move."""
-    return play_one_with(deal, solver_rules(rules), reference_rules(rules), trace)
-
-
-def check_solution(deal: np.ndarray, rules: BakersGameRules, text: str) -> str | None:
-    """Replay solution text (fc-solve notation) from the deal with the reference: None if it wins, else why not."""
-    return check_solution_with(reference_rules(rules), deal, text)
-
-
-GAME = GameSpec(
+GAME = SOLVER.game_spec(
     name="bakers_game",
     title="Baker's Game",
     doc="Eight columns (4 to 8 with `columns`), four cells, foundations from Ace; build down in suit.  Solved exactly.",
-    deck=DECK_52,
     rules_type=BakersGameRules,
     presets=PRESETS,
-    extra_columns=SOLVER_COLUMNS,
-    play_batch=play_batch,
-    play_one=play_one,
-    check_solution=check_solution,
-    outcomes=tuple(OUTCOMES[c] for c in (WON, UNSOLVABLE, UNKNOWN)),
     deal_sources=frozenset({"seeded", "file", "microsoft"}),
 )

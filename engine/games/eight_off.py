@@ -9,32 +9,27 @@ play).  The rules, and how Solvitaire and PySolFC read them, are spelled out in
 ``engine/reference/open_solitaire.py``.
 
 This module also holds what Eight Off and Seahaven Towers share: the rules
-record's switches and their mapping onto the solver (Seahaven differs only in its
-ten columns and its defaults).
+record's switches, their mapping onto the solver and the reference
+(:func:`dealt_cells_game`), and the check on dealt cells (Seahaven differs only
+in its ten columns, its defaults and its presets).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
-import numpy as np
-
-from engine.cards import DECK_52
-from engine.games.bakers_game import EMPTY_CODES, MAX_NODES_HI
+from engine.games.bakers_game import MAX_NODES_HI
 from engine.open_solitaire import (
     BUILD_SUIT,
+    EMPTY_CODES,
     LAYOUT_IN_TURN,
     MAX_SECONDS_DOC,
     MAX_SECONDS_HI,
-    SOLVER_COLUMNS,
+    OpenGame,
     SolverRules,
-    check_solution_with,
-    play_batch_with,
-    play_one_with,
 )
-from engine.outcomes import OUTCOMES, UNKNOWN, UNSOLVABLE, WON
 from engine.reference import open_solitaire as reference
-from engine.registry import GameSpec, PlayResult
 from engine.rules import RuleError, switch
 
 COLUMNS = 8
@@ -74,50 +69,32 @@ PRESETS: dict[str, dict] = {
 
 
 def solver_rules_for(rules, columns: int) -> SolverRules:
+    """The solver's rules of Eight Off or Seahaven Towers (``rules``: either's record) with ``columns`` columns."""
     return SolverRules(LAYOUT_IN_TURN, BUILD_SUIT, rules.cells, False, rules.sequence_move == "unlimited",
                        EMPTY_CODES[rules.empty_column], int(rules.max_nodes), columns=columns,
                        prefilled=rules.prefilled_cells, max_seconds=float(rules.max_seconds))
 
 
 def reference_rules_for(rules, columns: int) -> reference.Rules:
+    """The reference's rules of Eight Off or Seahaven Towers with ``columns`` columns."""
     return reference.Rules("in_turn", "suit", rules.cells, False, rules.sequence_move, rules.empty_column,
                            columns=columns, prefilled=rules.prefilled_cells)
 
 
-def solver_rules(rules: EightOffRules) -> SolverRules:
-    return solver_rules_for(rules, COLUMNS)
+def dealt_cells_game(columns: int) -> OpenGame:
+    """The solver and judge of a game dealt in turn to ``columns`` columns with cards dealt to cells."""
+    return OpenGame(partial(solver_rules_for, columns=columns), partial(reference_rules_for, columns=columns))
 
 
-def reference_rules(rules: EightOffRules) -> reference.Rules:
-    return reference_rules_for(rules, COLUMNS)
+SOLVER = dealt_cells_game(COLUMNS)
+solver_rules, reference_rules = SOLVER.solver_rules, SOLVER.reference_rules
+play_batch, play_one, check_solution = SOLVER.play_batch, SOLVER.play_one, SOLVER.check_solution
 
-
-def play_batch(decks: np.ndarray, rules: EightOffRules) -> dict[str, np.ndarray]:
-    """Solve every deal of ``decks`` (uint8[n, 52]); one array per output column."""
-    return play_batch_with(decks, solver_rules(rules), reference_rules(rules))
-
-
-def play_one(deal: np.ndarray, rules: EightOffRules, trace: bool = False) -> PlayResult:
-    """Solve one deal; with ``trace`` the layout and the checked solution move by move."""
-    return play_one_with(deal, solver_rules(rules), reference_rules(rules), trace)
-
-
-def check_solution(deal: np.ndarray, rules: EightOffRules, text: str) -> str | None:
-    """Replay solution text (fc-solve notation) from the deal with the reference: None if it wins, else why not."""
-    return check_solution_with(reference_rules(rules), deal, text)
-
-
-GAME = GameSpec(
+GAME = SOLVER.game_spec(
     name="eight_off",
     title="Eight Off",
     doc="Eight columns of six, eight cells with the last four cards dealt to them, foundations from Ace; build down "
     "in suit, Kings only to empty columns.  Solved exactly.",
-    deck=DECK_52,
     rules_type=EightOffRules,
     presets=PRESETS,
-    extra_columns=SOLVER_COLUMNS,
-    play_batch=play_batch,
-    play_one=play_one,
-    check_solution=check_solution,
-    outcomes=tuple(OUTCOMES[c] for c in (WON, UNSOLVABLE, UNKNOWN)),
 )

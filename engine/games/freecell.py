@@ -8,13 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
-from engine.games.bakers_game import BakersGameRules, reference_rules, solver_rules
-from engine.cards import DECK_52
-from engine.open_solitaire import BUILD_ALTERNATE, SOLVER_COLUMNS, check_solution_with, play_batch_with, play_one_with
-from engine.outcomes import OUTCOMES, UNKNOWN, UNSOLVABLE, WON
-from engine.registry import GameSpec, PlayResult
+from engine.games import bakers_game
+from engine.games.bakers_game import BakersGameRules
+from engine.open_solitaire import BUILD_ALTERNATE, OpenGame, SolverRules
+from engine.reference import open_solitaire as reference
 
 
 @dataclass(frozen=True)
@@ -25,33 +22,24 @@ class FreeCellRules(BakersGameRules):
 PRESETS: dict[str, dict] = {"microsoft": {}}
 
 
-def play_batch(decks: np.ndarray, rules: FreeCellRules) -> dict[str, np.ndarray]:
-    """Solve every deal of ``decks`` (uint8[n, 52]); one array per output column."""
-    return play_batch_with(decks, solver_rules(rules, BUILD_ALTERNATE), reference_rules(rules, "alternate"))
+def solver_rules(rules: FreeCellRules, build: int = BUILD_ALTERNATE) -> SolverRules:
+    """Baker's Game's mapping, built in alternating colours."""
+    return bakers_game.solver_rules(rules, build)
 
 
-def play_one(deal: np.ndarray, rules: FreeCellRules, trace: bool = False) -> PlayResult:
-    """Solve one deal; with ``trace`` the layout and the checked solution move by move."""
-    return play_one_with(deal, solver_rules(rules, BUILD_ALTERNATE), reference_rules(rules, "alternate"), trace)
+def reference_rules(rules: FreeCellRules, build: str = "alternate") -> reference.Rules:
+    return bakers_game.reference_rules(rules, build)
 
 
-def check_solution(deal: np.ndarray, rules: FreeCellRules, text: str) -> str | None:
-    """Replay solution text (fc-solve notation) from the deal with the reference: None if it wins, else why not."""
-    return check_solution_with(reference_rules(rules, "alternate"), deal, text)
+SOLVER = OpenGame(solver_rules, reference_rules)
+play_batch, play_one, check_solution = SOLVER.play_batch, SOLVER.play_one, SOLVER.check_solution
 
-
-GAME = GameSpec(
+GAME = SOLVER.game_spec(
     name="freecell",
     title="FreeCell",
     doc="Eight columns (4 to 8 with `columns`), four cells, foundations from Ace; build down in alternating colours.  "
     "Solved exactly.",
-    deck=DECK_52,
     rules_type=FreeCellRules,
     presets=PRESETS,
-    extra_columns=SOLVER_COLUMNS,
-    play_batch=play_batch,
-    play_one=play_one,
-    check_solution=check_solution,
-    outcomes=tuple(OUTCOMES[c] for c in (WON, UNSOLVABLE, UNKNOWN)),
     deal_sources=frozenset({"seeded", "file", "microsoft"}),
 )

@@ -24,32 +24,27 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.cards import DECK_52
-from engine.deals import batch_of_deals, read_only_uint8
+from engine import open_solitaire
 from engine.open_solitaire import (
     BUILD_ALTERNATE,
-    EMPTY_ANY,
-    EMPTY_NONE,
-    EMPTY_TOP_RANK,
+    EMPTY_CODES,
     LAYOUT_IN_TURN,
     MAX_SECONDS_DOC,
     MAX_SECONDS_HI,
     P_W,
     SOLVER_COLUMNS,
+    OpenGame,
     Solution,
     SolverRules,
     Workspace,
     make_position,
-    row_of,
     solve_state,
 )
-from engine.outcomes import OUTCOMES, UNKNOWN, UNSOLVABLE, WON, SolverError
 from engine.reference import king_albert as reference
-from engine.registry import Column, GameSpec, PlayResult, new_columns
+from engine.registry import Column
 from engine.rules import switch
 
 MAX_NODES_HI = 100_000_000  # about 60 to 90 bytes of memory per stored position (engine/open_solitaire.py, point 1)
-EMPTY_CODES = {"any": EMPTY_ANY, "kings": EMPTY_TOP_RANK, "none": EMPTY_NONE}
 
 
 @dataclass(frozen=True)
@@ -122,9 +117,10 @@ def solver_rules(rules: KingAlbertRules) -> KingAlbertSolverRules:
     )
 
 
-def deal_position(deal: np.ndarray, rules: KingAlbertRules) -> tuple[np.ndarray, np.ndarray]:
+def deal_position(deal: np.ndarray, rules: KingAlbertRules | reference.Rules) -> tuple[np.ndarray, np.ndarray]:
     """The kernel's opening position (uint8[STATE_SIZE]) and ranks for a deal: the layout of the reference's
-    docstring, written again here from the column sizes (the tests hold the two identical)."""
+    docstring, written again here from the column sizes (the tests hold the two identical).  Only
+    ``rules.layout`` is read, so the reference's rules do as well as the game's."""
     cards = [int(c) for c in deal]
     foundations = [0, 0, 0, 0]
     if rules.layout == "raglan":
@@ -150,94 +146,36 @@ def reference_moves(layout: reference.Layout, rrules: reference.Rules, codes: np
 
     Locating is all this does; legality is judged afterwards by the reference.
     """
-    from engine.open_solitaire import TO_EMPTY, TO_FOUNDATION
-
-    layout = layout.copy()
-    moves = []
-    for code in codes:
-        head, target = int(code) // 64, int(code) % 64
-        name = {TO_EMPTY: "empty", TO_FOUNDATION: "foundation"}.get(target, target)
-        move = reference.card_move(layout, head, name)
-        moves.append(move)
-        if reference.illegal_reason(layout, move, rrules) is not None:
-            break  # the checker will name the problem
-        reference.apply_move(layout, move)
-    return moves
+    return open_solitaire.reference_moves(layout, rrules, codes, reference)
 
 
-def solve_one(deal: np.ndarray, rules: KingAlbertRules, ws: Workspace | None = None) -> tuple[Solution, str]:
-    """Solve one deal; for a win, its solution text, which the reference has parsed and replayed to the end."""
-    sol = solve_deal(deal, rules, ws)
-    text = ""
-    if sol.outcome == WON:
-        rrules = reference_rules(rules)
-        layout = reference.deal_layout([int(c) for c in deal], rrules)
-        try:
-            text = reference.format_solution(layout, rrules, reference_moves(layout, rrules, sol.codes))
-        except Exception as exc:  # noqa: BLE001 - a card the layout does not hold: a solver bug
-            raise SolverError(f"solver's solution cannot be located in the layout: {exc}") from None
-        why = reference.check_solution_text(layout, rrules, text)
-        if why is not None:
-            raise SolverError(f"solver's solution rejected by the checker: {why}")
-    return sol, text
+class KingAlbertGame(OpenGame):
+    """The shared solver's game surface, judged by ``engine/reference/king_albert.py``: its layout (laid out
+    here, not by the kernel), its notation (reserve letters, foundation sources) and its columns."""
+
+    reference = reference  # the module engine/reference/king_albert.py
+    columns = EXTRA_COLUMNS
+    unknown_reason = "max_nodes reached"
+
+    @classmethod
+    def position(cls, deal: np.ndarray, rules: SolverRules,
+                 ref_rules: reference.Rules) -> tuple[np.ndarray, np.ndarray]:
+        return deal_position(deal, ref_rules)
+
+    @classmethod
+    def parse_move(cls, token: str, layout: reference.Layout, ref_rules: reference.Rules) -> reference.Move | str:
+        return reference.parse_move(token, layout)  # the notation names at most nine columns: no rules needed
 
 
-def play_batch(decks: np.ndarray, rules: KingAlbertRules) -> dict[str, np.ndarray]:
-    """Solve every deal of ``decks`` (uint8[n, 52]); every win is replayed by the reference."""
-    decks = batch_of_deals(decks, 52)
-    out = new_columns(decks.shape[0], EXTRA_COLUMNS)  # rounds stay 0: no stock passes
-    ws = Workspace()
-    for g in range(decks.shape[0]):
-        sol, text = solve_one(decks[g], rules, ws)
-        row = row_of(sol, text)
-        out["outcome"][g] = sol.outcome
-        for k in ("moves", "cards_left", "nodes", "seconds", "solution"):
-            out[k][g] = row[k]
-    return out
+SOLVER = KingAlbertGame(solver_rules, reference_rules)
+play_batch, play_one, check_solution = SOLVER.play_batch, SOLVER.play_one, SOLVER.check_solution
 
-
-def play_one(deal: np.ndarray, rules: KingAlbertRules, trace: bool = False) -> PlayResult:
-    """Solve one deal; with ``trace`` the layout and the checked solution move by move."""
-    deal = read_only_uint8(np.asarray(deal))
-    sol, text = solve_one(deal, rules)
-    row = row_of(sol, text)
-    lines: list[str] = []
-    if trace:
-        rrules = reference_rules(rules)
-        layout = reference.deal_layout([int(c) for c in deal], rrules)
-        lines += reference.layout_lines(layout)
-        for k, token in enumerate(text.split(), start=1):
-            move = reference.parse_move(token, layout)  # the text was checked: every token is a legal move
-            lines.append(f"{k:4d}. {token:<5} {reference.describe(layout, move)}")
-            reference.apply_move(layout, move)
-        verdict = {WON: "won", UNSOLVABLE: "unsolvable (exhaustive search)", UNKNOWN: "unknown (max_nodes reached)"}
-        lines.append(f"{verdict[sol.outcome]}: {row['moves']} moves, {sol.nodes} positions expanded, {sol.seconds:.3f} s")
-    return PlayResult(row=row, trace=lines)
-
-
-def check_solution(deal: np.ndarray, rules: KingAlbertRules, text: str) -> str | None:
-    """Replay solution text from the deal with the reference: None if it wins, else why not."""
-    try:
-        cards = [int(c) for c in np.asarray(deal).reshape(-1)]
-    except (TypeError, ValueError) as exc:
-        return f"the deal cannot be read ({exc})"
-    if sorted(cards) != list(range(52)):
-        return "the deal is not the 52 cards of the deck"
-    return reference.check_solution_text(cards, reference_rules(rules), text)
-
-
-GAME = GameSpec(
+GAME = SOLVER.game_spec(
     name="king_albert",
     title="King Albert",
     doc="Nine columns of 1 to 9 cards and a reserve of 7, all face up; foundations from the Ace; build down in "
     "alternating colours one card at a time; foundation cards may be played back.  Presets raglan (Aces start on "
     "the foundations) and queen_victoria (runs move).  Solved exactly.",
-    deck=DECK_52,
     rules_type=KingAlbertRules,
     presets=PRESETS,
-    extra_columns=EXTRA_COLUMNS,
-    play_batch=play_batch,
-    play_one=play_one,
-    check_solution=check_solution,
-    outcomes=tuple(OUTCOMES[c] for c in (WON, UNSOLVABLE, UNKNOWN)),
 )

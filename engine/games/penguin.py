@@ -11,9 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
-from engine.cards import DECK_52
 from engine.open_solitaire import (
     BUILD_SUIT,
     EMPTY_ANY,
@@ -22,15 +19,10 @@ from engine.open_solitaire import (
     LAYOUT_PENGUIN,
     MAX_SECONDS_DOC,
     MAX_SECONDS_HI,
-    SOLVER_COLUMNS,
+    OpenGame,
     SolverRules,
-    check_solution_with,
-    play_batch_with,
-    play_one_with,
 )
-from engine.outcomes import OUTCOMES, UNKNOWN, UNSOLVABLE, WON
 from engine.reference import open_solitaire as reference
-from engine.registry import GameSpec, PlayResult
 from engine.rules import switch
 
 MAX_NODES_HI = 100_000_000  # about 100 bytes of memory per stored position
@@ -71,32 +63,14 @@ def reference_rules(rules: PenguinRules) -> reference.Rules:
     return reference.Rules("penguin", "suit", rules.cells, bool(rules.wrap), rules.sequence_move, rules.empty_column)
 
 
-def play_batch(decks: np.ndarray, rules: PenguinRules) -> dict[str, np.ndarray]:
-    """Solve every deal of ``decks`` (uint8[n, 52]); one array per output column."""
-    return play_batch_with(decks, solver_rules(rules), reference_rules(rules))
+SOLVER = OpenGame(solver_rules, reference_rules)
+play_batch, play_one, check_solution = SOLVER.play_batch, SOLVER.play_one, SOLVER.check_solution
 
-
-def play_one(deal: np.ndarray, rules: PenguinRules, trace: bool = False) -> PlayResult:
-    """Solve one deal; with ``trace`` the layout and the checked solution move by move."""
-    return play_one_with(deal, solver_rules(rules), reference_rules(rules), trace)
-
-
-def check_solution(deal: np.ndarray, rules: PenguinRules, text: str) -> str | None:
-    """Replay solution text (fc-solve notation) from the deal with the reference: None if it wins, else why not."""
-    return check_solution_with(reference_rules(rules), deal, text)
-
-
-GAME = GameSpec(
+GAME = SOLVER.game_spec(
     name="penguin",
     title="Penguin",
     doc="Seven columns, the first card (the beak) at the bottom of column 1, foundations from the beak's rank; "
     "build down in suit, seven cells.  Every card is face up: the solver says exactly whether a deal can be won.",
-    deck=DECK_52,
     rules_type=PenguinRules,
     presets=PRESETS,
-    extra_columns=SOLVER_COLUMNS,
-    play_batch=play_batch,
-    play_one=play_one,
-    check_solution=check_solution,
-    outcomes=tuple(OUTCOMES[c] for c in (WON, UNSOLVABLE, UNKNOWN)),
 )

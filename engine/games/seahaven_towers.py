@@ -14,30 +14,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
-from engine.cards import DECK_52
 from engine.games.bakers_game import MAX_NODES_HI
-from engine.games.eight_off import (
-    EMPTY_DOC,
-    PREFILLED_DOC,
-    SEQUENCE_DOC,
-    check_prefilled,
-    reference_rules_for,
-    solver_rules_for,
-)
-from engine.open_solitaire import (
-    MAX_SECONDS_DOC,
-    MAX_SECONDS_HI,
-    SOLVER_COLUMNS,
-    SolverRules,
-    check_solution_with,
-    play_batch_with,
-    play_one_with,
-)
-from engine.outcomes import OUTCOMES, UNKNOWN, UNSOLVABLE, WON
-from engine.reference import open_solitaire as reference
-from engine.registry import GameSpec, PlayResult
+from engine.games.eight_off import EMPTY_DOC, PREFILLED_DOC, SEQUENCE_DOC, check_prefilled, dealt_cells_game
+from engine.open_solitaire import MAX_SECONDS_DOC, MAX_SECONDS_HI
 from engine.rules import switch
 
 COLUMNS = 10
@@ -60,40 +39,15 @@ class SeahavenTowersRules:
 PRESETS: dict[str, dict] = {"standard": {}, "relaxed": {"sequence_move": "unlimited"}}
 
 
-def solver_rules(rules: SeahavenTowersRules) -> SolverRules:
-    return solver_rules_for(rules, COLUMNS)
+SOLVER = dealt_cells_game(COLUMNS)
+solver_rules, reference_rules = SOLVER.solver_rules, SOLVER.reference_rules
+play_batch, play_one, check_solution = SOLVER.play_batch, SOLVER.play_one, SOLVER.check_solution
 
-
-def reference_rules(rules: SeahavenTowersRules) -> reference.Rules:
-    return reference_rules_for(rules, COLUMNS)
-
-
-def play_batch(decks: np.ndarray, rules: SeahavenTowersRules) -> dict[str, np.ndarray]:
-    """Solve every deal of ``decks`` (uint8[n, 52]); one array per output column."""
-    return play_batch_with(decks, solver_rules(rules), reference_rules(rules))
-
-
-def play_one(deal: np.ndarray, rules: SeahavenTowersRules, trace: bool = False) -> PlayResult:
-    """Solve one deal; with ``trace`` the layout and the checked solution move by move."""
-    return play_one_with(deal, solver_rules(rules), reference_rules(rules), trace)
-
-
-def check_solution(deal: np.ndarray, rules: SeahavenTowersRules, text: str) -> str | None:
-    """Replay solution text (fc-solve notation) from the deal with the reference: None if it wins, else why not."""
-    return check_solution_with(reference_rules(rules), deal, text)
-
-
-GAME = GameSpec(
+GAME = SOLVER.game_spec(
     name="seahaven_towers",
     title="Seahaven Towers",
     doc="Ten columns of five, four cells with the last two cards dealt to them, foundations from Ace; build down in "
     "suit, Kings only to empty columns, n cards move together with n - 1 free cells.  Solved exactly.",
-    deck=DECK_52,
     rules_type=SeahavenTowersRules,
     presets=PRESETS,
-    extra_columns=SOLVER_COLUMNS,
-    play_batch=play_batch,
-    play_one=play_one,
-    check_solution=check_solution,
-    outcomes=tuple(OUTCOMES[c] for c in (WON, UNSOLVABLE, UNKNOWN)),
 )

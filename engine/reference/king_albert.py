@@ -75,11 +75,14 @@ from dataclasses import dataclass
 
 from engine.cards import SUITS, format_card
 
-RED_SUITS = (1, 2)  # diamonds, hearts
+# What King Albert shares with the other open solitaires, word for word: ranks and suits, the red suits, what
+# an empty column takes (any, kings, none; Penguin's beak_minus_one is not a King Albert switch) and the
+# foundation letter h of the notation.
+from engine.reference.open_solitaire import FOUNDATION_LETTER, RED_SUITS, empty_column_takes, rank, suit
+
 NCOLS = 9
 COLUMN_SIZES = {"king_albert": (1, 2, 3, 4, 5, 6, 7, 8, 9), "raglan": (1, 2, 3, 4, 5, 6, 7, 7, 7)}
 RESERVE_SIZE = {"king_albert": 7, "raglan": 6}
-FOUNDATION_LETTER = "h"
 
 
 @dataclass(frozen=True)
@@ -122,14 +125,6 @@ class Layout:
         return all(f == 13 for f in self.foundations)
 
 
-def rank(card: int) -> int:
-    return card % 13
-
-
-def suit(card: int) -> int:
-    return card // 13
-
-
 def red(card: int) -> bool:
     return suit(card) in RED_SUITS
 
@@ -158,14 +153,6 @@ def deal_layout(deal: Sequence[int], rules: Rules) -> Layout:
 def builds_on(card: int, below: int) -> bool:
     """May ``card`` lie on ``below`` in the tableau: one rank lower, the other colour?"""
     return red(card) != red(below) and rank(below) == rank(card) + 1
-
-
-def empty_column_takes(card: int, rules: Rules) -> bool:
-    if rules.empty_column == "any":
-        return True
-    if rules.empty_column == "kings":
-        return rank(card) == 12
-    return False
 
 
 def next_for_foundation(card: int, layout: Layout) -> bool:
@@ -245,7 +232,7 @@ def illegal_reason(layout: Layout, move: Move, rules: Rules) -> str | None:
         if target:
             if not builds_on(head, target[-1]):
                 return f"{format_card(head)} does not build on {format_card(target[-1])}"
-        elif not empty_column_takes(head, rules):
+        elif not empty_column_takes(head, layout, rules):
             return f"an empty column does not take {format_card(head)} (empty_column: {rules.empty_column})"
     else:
         return f"unknown target {move.target!r}"
