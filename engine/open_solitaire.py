@@ -68,7 +68,13 @@ Sound pruning, and why.
    included), FreeCell with 2 cells, seed 99 deal 220, run to 10^7 stored
    positions: 1,015 MiB, where the 64-byte record with a separate depth and
    arrays grown by doubling (the old and new ones alive at once) peaked at
-   1,554 MiB.
+   1,554 MiB (the same deal at 2 x 10^6: 307 MiB against 384).  At 3 x 10^7
+   it peaks at 2,370 MiB, and the same deal with 3 cells at 2,592 MiB (the
+   table doubles to 2^26 slots past 2^24 positions): about 3 x 10^7 is the
+   most one deal can store under 3 GiB.  The defaults stay at 10^7 (Baker's
+   Game, FreeCell, King Albert): the deals left unknown there that were run
+   again at 3 x 10^7 (FreeCell seed 99: deal 220 with 3 cells, deals 220 and
+   230 with 2) stayed unknown, at three times the CPU seconds each.
 2. Canonical order: columns and cells are interchangeable (no rule depends on
    which column or cell a card is in), so positions are stored with the cells
    sorted and the non-empty columns sorted by their deepest card.
