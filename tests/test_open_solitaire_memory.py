@@ -158,17 +158,17 @@ def test_a_reused_workspace_answers_as_fresh_ones_and_as_growing_arrays(monkeypa
     the budget, small ones after it, a budget raised between deals), against a fresh Workspace per deal and
     against the grow-by-doubling path (the budget's arrays refused, as on a machine that cannot map them)."""
     decks = seeded_deals(DECK_52, 99, 0, 8)
-    small = _srules("freecell", {"cells": 2, "max_nodes": 30_000})
-    large = _srules("freecell", {"cells": 2, "max_nodes": 120_000})
+    small = _srules("freecell", {"cells": 2, "max_nodes": 10_000})
+    large = _srules("freecell", {"cells": 2, "max_nodes": 40_000})
     runs = [(d, small) for d in decks[:4]] + [(d, large) for d in decks[4:]] + [(d, small) for d in decks[:2]]
     fresh = [osol.solve_deal(d, r, osol.Workspace()) for d, r in runs]
     ws = osol.Workspace()
     reused = [osol.solve_deal(d, r, ws) for d, r in runs]
-    assert ws.recs.shape[0] == 120_000  # reserved at the larger budget, and kept for the small deals after it
+    assert ws.recs.shape[0] == 40_000  # reserved at the larger budget, and kept for the small deals after it
     assert all(_same(a, b) for a, b in zip(fresh, reused))
     outcomes = {s.outcome for s in fresh}
     assert WON in outcomes and (UNKNOWN in outcomes or UNSOLVABLE in outcomes)
-    assert max(s.nodes for s in fresh) > 20_000 and min(s.nodes for s in fresh) < 2_000
+    assert max(s.nodes for s in fresh) > 10_000 and min(s.nodes for s in fresh) < 2_000
 
     monkeypatch.setattr(osol.Workspace, "reserve", lambda self, n: None)
     ws = osol.Workspace(16)
