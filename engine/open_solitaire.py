@@ -73,8 +73,8 @@ Sound pruning, and why.
    table doubles to 2^26 slots past 2^24 positions): about 3 x 10^7 is the
    most one deal can store under 3 GiB.  The defaults stay at 10^7 (Baker's
    Game, FreeCell, King Albert): the deals left unknown there that were run
-   again at 3 x 10^7 (FreeCell seed 99: deal 220 with 3 cells, deals 220 and
-   230 with 2) stayed unknown, at three times the CPU seconds each.
+   again at 3 x 10^7 (FreeCell seed 99: deal 220 with 3 cells, deals 220,
+   230 and 931 with 2) stayed unknown, at three times the CPU seconds each.
 2. Canonical order: columns and cells are interchangeable (no rule depends on
    which column or cell a card is in), so positions are stored with the cells
    sorted and the non-empty columns sorted by their deepest card.
