@@ -41,23 +41,40 @@ The search (issue 11).
   without clearing; after GEN_MAX deals it is cleared once), a 20-bit tag
   (high bits of the position's hash) and the record's index.  A probe reads
   the record only when the tag matches, and a match is always confirmed on
-  the whole 64-byte record, so two positions are never confused.  The
+  the whole 48-byte record, so two positions are never confused.  The
   children of one expansion are encoded first and their slots read at once,
   so their cache misses overlap.
 
 Sound pruning, and why.
 1. Duplicate positions: a position's future does not depend on how it was
    reached, so a position already in the table is never expanded again.  The
-   table keeps the whole position (64 bytes), not a hash of it, so two
-   different positions are never confused.  The 64-byte record holds every
-   position of up to MAXCOLS = 10 columns and MAXCELLS = 8 cells: the cards in
-   cells (sorted), a 0xFE separator, then each non-empty column's cards bottom
-   first and a 0xFF terminator, padded with 0xFD.  Cards on the foundations are
-   not stored, so a record needs at most 52 + 1 + 10 = 63 bytes.  With the
-   parent link (4 bytes), the move (4), its depth (4), its entries in the two
-   heaps (2 x 8) and two to four table slots (8 each) a stored position costs
-   about 110 bytes (10 million positions: 1.1 GB, plus the old arrays while
-   the last one grows: FreeCell with 3 cells peaked at 2.2 GB).
+   table keeps the whole position (48 bytes), not a hash of it, so two
+   different positions are never confused.  The record holds every position
+   of up to MAXCOLS = 10 columns and MAXCELLS = 8 cells as a string of 6-bit
+   symbols (cards 0..51, markers 61..63): the cards in cells (sorted), a
+   cells-end marker, then each non-empty column's cards bottom first and a
+   column-end marker, padded with the pad marker.  Cards on the foundations
+   are not stored (a suit's height is 13 less the suit's cards present), so a
+   record needs at most 52 + 1 + 10 = 63 symbols: 64 symbols of 6 bits fill
+   48 bytes.  Decoding gives back the canonical position, so the code is one
+   to one (tests/test_open_solitaire_memory.py round-trips random positions
+   of every game).  Memory (issue 11): with the parent link (4 bytes) and the
+   move word (4: the move, the expanded flag and the depth) a stored position
+   costs 56 bytes, plus two to four table slots (8 each) and its entries in
+   the two heaps while it waits (8 each).  The per-position arrays are
+   reserved once at ``max_nodes`` and never copied (``Workspace``: only the
+   pages a search writes cost memory), so the peak is what the positions use.
+   Measured (peak resident memory of the whole process, ru_maxrss, numba
+   included), FreeCell with 2 cells, seed 99 deal 220, run to 10^7 stored
+   positions: 1,015 MiB, where the 64-byte record with a separate depth and
+   arrays grown by doubling (the old and new ones alive at once) peaked at
+   1,554 MiB (the same deal at 2 x 10^6: 307 MiB against 384).  At 3 x 10^7
+   it peaks at 2,370 MiB, and the same deal with 3 cells at 2,592 MiB (the
+   table doubles to 2^26 slots past 2^24 positions): about 3 x 10^7 is the
+   most one deal can store under 3 GiB.  The defaults stay at 10^7 (Baker's
+   Game, FreeCell, King Albert): the deals left unknown there that were run
+   again at 3 x 10^7 (FreeCell seed 99: deal 220 with 3 cells, deals 220,
+   230 and 931 with 2) stayed unknown, at three times the CPU seconds each.
 2. Canonical order: columns and cells are interchangeable (no rule depends on
    which column or cell a card is in), so positions are stored with the cells
    sorted and the non-empty columns sorted by their deepest card.
@@ -314,7 +331,13 @@ O_CELL = O_LEN + MAXCOLS  # cells, NOCARD when free
 O_FND = O_CELL + MAXCELLS  # foundation heights per suit
 STATE_SIZE = O_FND + 4
 NOCARD = 255
-REC_WORDS = 8  # a stored position: 64 bytes (at most 52 cards + 1 + one 0xFF per non-empty column = 63)
+# A stored position: at most 52 cards + 1 cell marker + one end marker per non-empty column = 63 symbols of
+# 6 bits (cards 0..51 and three markers), packed into 48 bytes (64 symbols).
+REC_SYMBOLS = 64
+REC_BYTES = REC_SYMBOLS * 6 // 8
+REC_WORDS = REC_BYTES // 8
+ENC_BYTES = REC_SYMBOLS  # _encode's buffer: one byte per symbol first, then packed in place into its first REC_BYTES
+SYM_CELLS_END, SYM_COLUMN_END, SYM_PAD = 61, 62, 63
 # generated moves: src | pos << POS_SHIFT | dst << DST_SHIFT
 SRC_CELL = MAXCOLS  # src MAXCOLS + j: cell j
 DST_CELL, DST_FND = MAXCOLS, MAXCOLS + 1
@@ -534,8 +557,36 @@ def _closure(st, rel, params, out, nout):
 
 
 @nb.njit(cache=True, inline="always")
+def _pack8(x):
+    """Eight bytes of symbols below 64 (one little-endian word) -> their 48 bits, symbol j at bits 6j."""
+    x = (x & np.uint64(0x003F003F003F003F)) | ((x & np.uint64(0x3F003F003F003F00)) >> np.uint64(2))
+    x = (x & np.uint64(0x00000FFF00000FFF)) | ((x & np.uint64(0x0FFF00000FFF0000)) >> np.uint64(4))
+    return (x & np.uint64(0x0000000000FFFFFF)) | ((x & np.uint64(0x00FFFFFF00000000)) >> np.uint64(8))
+
+
+@nb.njit(cache=True, inline="always")
+def _chunk(w, g):
+    """Symbols 8g..8g+7 of a packed record (48 bits: the record is 8 such chunks laid end to end in 6 words)."""
+    b = (g >> 2) * 3
+    r = g & 3
+    m48 = np.uint64(0xFFFFFFFFFFFF)
+    if r == 0:
+        return w[b] & m48
+    if r == 1:
+        return ((w[b] >> np.uint64(48)) | (w[b + 1] << np.uint64(16))) & m48
+    if r == 2:
+        return ((w[b + 1] >> np.uint64(32)) | (w[b + 2] << np.uint64(32))) & m48
+    return w[b + 2] >> np.uint64(16)
+
+
+@nb.njit(cache=True, inline="always")
 def _encode(st, params, enc, order):
-    """Canonical 64-byte form: sorted cells, 0xFE, then non-empty columns by deepest card, each + 0xFF."""
+    """Canonical packed form into the first REC_BYTES bytes of enc (ENC_BYTES long: the rest is scratch).
+
+    First one byte per symbol: sorted cells, SYM_CELLS_END, then the non-empty columns by deepest card, each
+    followed by SYM_COLUMN_END, then SYM_PAD to REC_SYMBOLS; then each symbol's 6 bits are packed, symbol k at
+    bits 6k of the record (low bits first), in place.
+    """
     ncols = params[P_NCOLS]
     ncells = params[P_NCELLS]
     k = 0
@@ -550,7 +601,7 @@ def _encode(st, params, enc, order):
             q -= 1
         enc[q] = c
         k += 1
-    enc[k] = 0xFE
+    enc[k] = SYM_CELLS_END
     k += 1
     m = 0
     for i in range(ncols):
@@ -569,44 +620,69 @@ def _encode(st, params, enc, order):
         for p in range(np.int64(st[O_LEN + i])):
             enc[k] = st[base + p]
             k += 1
-        enc[k] = 0xFF
+        enc[k] = SYM_COLUMN_END
         k += 1
-    while k < 64:
-        enc[k] = 0xFD
+    while k < REC_SYMBOLS:
+        enc[k] = SYM_PAD
         k += 1
+    w = enc.view(np.uint64)
+    c0 = _pack8(w[0])
+    c1 = _pack8(w[1])
+    c2 = _pack8(w[2])
+    c3 = _pack8(w[3])
+    c4 = _pack8(w[4])
+    c5 = _pack8(w[5])
+    c6 = _pack8(w[6])
+    c7 = _pack8(w[7])
+    w[0] = c0 | (c1 << np.uint64(48))
+    w[1] = (c1 >> np.uint64(16)) | (c2 << np.uint64(32))
+    w[2] = (c2 >> np.uint64(32)) | (c3 << np.uint64(16))
+    w[3] = c4 | (c5 << np.uint64(48))
+    w[4] = (c5 >> np.uint64(16)) | (c6 << np.uint64(32))
+    w[5] = (c6 >> np.uint64(32)) | (c7 << np.uint64(16))
 
 
 @nb.njit(cache=True)
 def _decode(rec8, params, st):
-    """Rebuild a position from its canonical form (columns in canonical order)."""
+    """Rebuild a position from its canonical packed form (columns in canonical order)."""
     ncols = params[P_NCOLS]
     ncells = params[P_NCELLS]
+    w = rec8.view(np.uint64)
     present = np.zeros(4, dtype=np.int64)
     for j in range(MAXCELLS):
         st[O_CELL + j] = NOCARD
     for i in range(MAXCOLS):
         st[O_LEN + i] = 0
-    k = 0
     j = 0
-    while rec8[k] != 0xFE:
-        st[O_CELL + j] = rec8[k]
-        present[rec8[k] // 13] += 1
-        j += 1
-        k += 1
-    k += 1
     i = 0
     n = 0
-    while k < 64 and rec8[k] != 0xFD:
-        c = rec8[k]
-        k += 1
-        if c == 0xFF:
-            st[O_LEN + i] = n
-            i += 1
-            n = 0
-        else:
-            st[i * WIDTH + n] = c
-            present[c // 13] += 1
-            n += 1
+    cells = True
+    done = False
+    for g in range(REC_SYMBOLS // 8):
+        if done:
+            break
+        x = _chunk(w, g)
+        for _ in range(8):
+            c = np.int64(x & np.uint64(63))
+            x >>= np.uint64(6)
+            if c == SYM_PAD:
+                done = True
+                break
+            if cells:
+                if c == SYM_CELLS_END:
+                    cells = False
+                else:
+                    st[O_CELL + j] = c
+                    present[c // 13] += 1
+                    j += 1
+            elif c == SYM_COLUMN_END:
+                st[O_LEN + i] = n
+                i += 1
+                n = 0
+            else:
+                st[i * WIDTH + n] = c
+                present[c // 13] += 1
+                n += 1
     for s in range(4):
         st[O_FND + s] = 13 - present[s]
     _ = ncols + ncells
@@ -896,8 +972,11 @@ CTL_SIZE = 13
 KID_CHUNK = 64  # children handled together (their table probes overlap)
 STATE_WORDS = (STATE_SIZE + 7) // 8  # the search's own positions are padded to whole words, copied word by word
 RUNNING = -1
-EXPANDED = 1 << 30  # mcode flag: the record has been expanded (each one is, exactly once)
-CODE_MASK = EXPANDED - 1
+# A record's move word (int32, ``mcode``): the move that reached it (bits 0..11: head * 64 + target < 4096), a flag
+# set once it has been expanded (each one is, exactly once), and its depth (bits 13..30, capped at DEPTH_MAX - 1).
+CODE_MASK = (1 << 12) - 1
+EXPANDED = 1 << 12
+DEPTH_SHIFT = 13
 DEPTH_MAX = 1 << 18
 # The second order (started once SECOND_AT positions are stored, 0: never): depth first, ties broken by the
 # guide.  The two orders take turns over one table, so every stored position is still expanded once.
@@ -905,7 +984,7 @@ SECOND_AT = 200_000
 
 
 @nb.njit(cache=True)
-def _search_start(st0, rel, params, recs, parent, mcode, depth, heap, table, gen, ctl):
+def _search_start(st0, rel, params, recs, parent, mcode, heap, table, gen, ctl):
     """Close the root under safe moves, store it, and set ctl for :func:`_search` (st0 is modified)."""
     empty_out = np.zeros(0, dtype=np.int64)
     _closure(st0, rel, params, empty_out, 0)
@@ -923,13 +1002,12 @@ def _search_start(st0, rel, params, recs, parent, mcode, depth, heap, table, gen
         ctl[C_NREC] = 0
         ctl[C_HSIZE] = 0
         return
-    enc = np.zeros(64, dtype=np.uint8)
+    enc = np.zeros(ENC_BYTES, dtype=np.uint8)
     order = np.zeros(MAXCOLS, dtype=np.int64)
     _encode(st0, params, enc, order)
     _lookup_insert(enc.view(np.uint64), recs, 0, table, gen)
     parent[0] = -1
-    mcode[0] = -1 & CODE_MASK
-    depth[0] = 0
+    mcode[0] = CODE_MASK  # depth 0; the root's move is never read
     ctl[C_NREC] = 1
     ctl[C_HSIZE] = heap_push(heap, 0, (np.int64(_heuristic(st0, rel, params)) << 32) | (0xFFFFFFFF - 0))
     ctl[C_OUTCOME] = RUNNING
@@ -949,7 +1027,7 @@ def _grow(a, n, cap):
 
 
 @nb.njit(cache=True)
-def _search(rel, params, recs, parent, mcode, depth, heap, heap2, table, ctl):
+def _search(rel, params, recs, parent, mcode, heap, heap2, table, ctl):
     """Best-first search from the state in ctl until it is decided or ctl[C_NODES] reaches ctl[C_STOP].
 
     ctl[C_OUTCOME] becomes WON, UNSOLVABLE (heaps empty: every reachable position expanded) or UNKNOWN
@@ -963,7 +1041,7 @@ def _search(rel, params, recs, parent, mcode, depth, heap, heap2, table, ctl):
     cur = np.zeros(STATE_WORDS * 8, dtype=np.uint8)
     cur_w = cur.view(np.uint64)
     kids = np.zeros((KID_CHUNK, STATE_WORDS * 8), dtype=np.uint8)
-    encs = np.zeros((KID_CHUNK, 64), dtype=np.uint8)
+    encs = np.zeros((KID_CHUNK, ENC_BYTES), dtype=np.uint8)
     codes = np.zeros(KID_CHUNK, dtype=np.int64)
     hashes = np.zeros(KID_CHUNK, dtype=np.uint64)
     sink = np.uint64(0)
@@ -988,7 +1066,7 @@ def _search(rel, params, recs, parent, mcode, depth, heap, heap2, table, ctl):
             for t in range(hsize):
                 k = heap[t]
                 e = 0xFFFFFFFF - (k & 0xFFFFFFFF)
-                hsize2 = heap_push(heap2, hsize2, _key2(np.int64(depth[e]), k >> 32, e))
+                hsize2 = heap_push(heap2, hsize2, _key2(np.int64(mcode[e]) >> DEPTH_SHIFT, k >> 32, e))
             second = True
         # take turns; a position already expanded through the other heap is skipped
         idx = -1
@@ -1007,7 +1085,7 @@ def _search(rel, params, recs, parent, mcode, depth, heap, heap2, table, ctl):
         mcode[idx] |= EXPANDED
         _decode(recs[idx].view(np.uint8), params, cur)
         nodes += 1
-        dchild = np.int64(depth[idx]) + 1
+        dchild = (np.int64(mcode[idx]) >> DEPTH_SHIFT) + 1
         nm = _gen_moves(cur, rel, params, mv)
         for q0 in range(0, nm, KID_CHUNK):
             q1 = min(nm, q0 + KID_CHUNK)
@@ -1049,7 +1127,6 @@ def _search(rel, params, recs, parent, mcode, depth, heap, heap2, table, ctl):
                     recs = _grow(recs, nrec, cap)
                     parent = _grow(parent, nrec, cap)
                     mcode = _grow(mcode, nrec, cap)
-                    depth = _grow(depth, nrec, cap)
                     heap = _grow(heap, hsize, cap)
                     if second:
                         heap2 = _grow(heap2, hsize2, cap)
@@ -1059,8 +1136,7 @@ def _search(rel, params, recs, parent, mcode, depth, heap, heap2, table, ctl):
                 e, inserted = _lookup_insert_h(w, hv, recs, nrec, table, gen)
                 if inserted:
                     parent[nrec] = idx
-                    mcode[nrec] = codes[q - q0]
-                    depth[nrec] = min(dchild, DEPTH_MAX - 1)
+                    mcode[nrec] = codes[q - q0] | (min(dchild, DEPTH_MAX - 1) << DEPTH_SHIFT)
                     h = np.int64(_heuristic(kids[q - q0], rel, params))
                     hsize = heap_push(heap, hsize, (h << 32) | (0xFFFFFFFF - nrec))
                     if second:
@@ -1077,7 +1153,7 @@ def _search(rel, params, recs, parent, mcode, depth, heap, heap2, table, ctl):
     ctl[C_GEN] = gen
     ctl[C_OUTCOME] = outcome
     ctl[C_SINK] = np.int64(sink & np.uint64(1))
-    return recs, parent, mcode, depth, heap, heap2, table
+    return recs, parent, mcode, heap, heap2, table
 
 
 @nb.njit(cache=True)
@@ -1194,19 +1270,39 @@ class SolverRules:
 class Workspace:
     """The search's tables, kept between deals so easy deals do not pay for allocation.
 
-    The position table's slots carry a generation stamp (``gen``): a new search takes the next stamp instead of
-    clearing the table; after GEN_MAX searches the table is cleared once.
+    The per-position arrays (records, parent links, move words, the two heaps) are allocated once at the budget
+    (:meth:`reserve`, called with ``max_nodes`` by :func:`solve_state`) and never grow: numpy.empty maps the
+    memory without touching it, so a page costs memory only once a search has written to it (an easy deal uses a
+    few of them; the same pages are reused by the next deals).  Growing by doubling instead held the old and the
+    new arrays at once.  If the budget's arrays cannot be mapped (a huge ``max_nodes`` on a small machine) they
+    start small and grow by doubling as before.  The position table still grows by doubling (a table sized for the
+    budget would spread an easy deal's probes over many pages).  Its slots carry a generation stamp (``gen``): a
+    new search takes the next stamp instead of clearing the table; after GEN_MAX searches it is cleared once.
     """
 
     def __init__(self, capacity: int = 1 << 14) -> None:
         self.recs = np.zeros((capacity, REC_WORDS), dtype=np.uint64)
         self.parent = np.zeros(capacity, dtype=np.int32)
-        self.mcode = np.zeros(capacity, dtype=np.int32)
-        self.depth = np.zeros(capacity, dtype=np.int32)
+        self.mcode = np.zeros(capacity, dtype=np.int32)  # move, expanded flag and depth (see CODE_MASK)
         self.heap = np.zeros(capacity, dtype=np.int64)
-        self.heap2 = np.zeros(1, dtype=np.int64)  # the second order's heap, sized when it starts
+        self.heap2 = np.zeros(1, dtype=np.int64)  # the second order's heap, sized when it starts or by reserve
         self.table = np.zeros(4 * capacity, dtype=np.uint64)
         self.gen = 0
+
+    def reserve(self, max_nodes: int) -> None:
+        """Make the per-position arrays hold ``max_nodes`` positions (mapped, not touched: see the class doc)."""
+        n = int(max_nodes)
+        if self.recs.shape[0] >= n and self.heap2.shape[0] >= n:
+            return
+        try:
+            recs = np.empty((n, REC_WORDS), dtype=np.uint64)
+            parent = np.empty(n, dtype=np.int32)
+            mcode = np.empty(n, dtype=np.int32)
+            heap = np.empty(n, dtype=np.int64)
+            heap2 = np.empty(n, dtype=np.int64)
+        except MemoryError:
+            return  # the search grows the arrays it has, by doubling, up to max_nodes
+        self.recs, self.parent, self.mcode, self.heap, self.heap2 = recs, parent, mcode, heap, heap2
 
     def next_gen(self) -> int:
         self.gen += 1
@@ -1241,7 +1337,7 @@ def _warm_up() -> None:
     solve_state(st, rel, rules, ws)  # won at the root: the search loop itself is compiled below
     ctl = np.zeros(CTL_SIZE, dtype=np.int64)
     ctl[C_OUTCOME] = UNSOLVABLE
-    _search(rel, rules.params(), ws.recs, ws.parent, ws.mcode, ws.depth, ws.heap, ws.heap2, ws.table, ctl)
+    _search(rel, rules.params(), ws.recs, ws.parent, ws.mcode, ws.heap, ws.heap2, ws.table, ctl)
 
 
 SLICE_NODES = 20_000  # expansions between two looks at the clock when max_seconds is set
@@ -1262,13 +1358,14 @@ def solve_state(st: np.ndarray, rel: np.ndarray, rules: SolverRules, ws: Workspa
     ctl = np.zeros(CTL_SIZE, dtype=np.int64)
     t0 = time.perf_counter()
     c0 = time.process_time()
-    _search_start(st, rel, params, ws.recs, ws.parent, ws.mcode, ws.depth, ws.heap, ws.table, ws.next_gen(), ctl)
+    ws.reserve(rules.max_nodes)
+    _search_start(st, rel, params, ws.recs, ws.parent, ws.mcode, ws.heap, ws.table, ws.next_gen(), ctl)
     limit = float(rules.max_seconds)
     ctl[C_STOP] = SLICE_NODES if limit > 0 else np.iinfo(np.int64).max
     ctl[C_SECOND_AT] = SECOND_AT
     while ctl[C_OUTCOME] == RUNNING:
-        ws.recs, ws.parent, ws.mcode, ws.depth, ws.heap, ws.heap2, ws.table = _search(
-            rel, params, ws.recs, ws.parent, ws.mcode, ws.depth, ws.heap, ws.heap2, ws.table, ctl)
+        ws.recs, ws.parent, ws.mcode, ws.heap, ws.heap2, ws.table = _search(
+            rel, params, ws.recs, ws.parent, ws.mcode, ws.heap, ws.heap2, ws.table, ctl)
         if ctl[C_OUTCOME] == RUNNING:
             if time.process_time() - c0 >= limit:
                 ctl[C_OUTCOME] = UNKNOWN

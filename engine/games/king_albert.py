@@ -44,7 +44,7 @@ from engine.reference import king_albert as reference
 from engine.registry import Column
 from engine.rules import switch
 
-MAX_NODES_HI = 100_000_000  # about 100 bytes of memory per stored position
+MAX_NODES_HI = 100_000_000  # about 60 to 90 bytes of memory per stored position (engine/open_solitaire.py, point 1)
 
 
 @dataclass(frozen=True)
@@ -60,8 +60,9 @@ class KingAlbertRules:
     worrying_back: bool = switch(True, "true: a foundation's top card may be played back onto the tableau")
     empty_column: str = switch("any", "what an empty column takes: any card, kings (a King, or a run headed by "
                                "one), none", choices=("any", "kings", "none"))
-    max_nodes: int = switch(10_000_000, "positions the solver may store before it answers unknown (about 100 bytes "
-                            "each: 1 GB at the default)", lo=1, hi=MAX_NODES_HI)
+    max_nodes: int = switch(10_000_000, "positions the solver may store before it answers unknown (about 60 to 90 "
+                            "bytes each, taken only as used: about 1 GB at the default, 2.4 GB at 30000000)", lo=1,
+                            hi=MAX_NODES_HI)
     max_seconds: int = switch(0, MAX_SECONDS_DOC, lo=0, hi=MAX_SECONDS_HI)
     # Every combination of these switches is a playable game, so there is no __post_init__ check.
 

@@ -1,0 +1,192 @@
+"""The open-solitaire solver's memory (issue 11): the packed exact record and the arrays reserved at the budget.
+
+The table's ``unsolvable`` rests on "two different positions are never stored as one", so the packed record must
+be an exact code: decoding gives back the canonical position (columns as a set, cells as a set, foundations), and
+re-encoding gives back the same bytes.  A code with a left inverse is one-to-one, so the round trip on every
+position below is the proof; the distinctness checks say the same thing directly on positions one move apart.
+The arrays reserved at the budget must change nothing but memory: a Workspace reused over deals of every size
+answers exactly as fresh ones, and as the old grow-by-doubling path.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from engine import open_solitaire as osol
+from engine.cards import DECK_52
+from engine.deals import seeded_deals
+from engine.outcomes import UNKNOWN, UNSOLVABLE, WON
+from engine.registry import get_game
+
+# every game on the shared solver, with the switches that change the record's shape (cells, columns)
+GAMES = (
+    ("penguin", {}),
+    ("bakers_game", {"cells": 8}),
+    ("freecell", {}),
+    ("freecell", {"cells": 0, "columns": 4}),
+    ("eight_off", {}),
+    ("seahaven_towers", {}),
+    ("king_albert", {}),
+    ("king_albert", {"layout": "raglan", "move_unit": "run"}),
+)
+
+
+def _srules(game: str, over: dict) -> osol.SolverRules:
+    mod = __import__(f"engine.games.{game}", fromlist=["solver_rules"])
+    rules = get_game(game).rules(overrides=over)
+    return mod.solver_rules(rules, osol.BUILD_ALTERNATE) if game == "freecell" else mod.solver_rules(rules)
+
+
+def _canonical(st: np.ndarray, srules: osol.SolverRules) -> tuple:
+    cols, cells, fnd = osol.position_columns(st, srules)
+    return tuple(sorted(tuple(c) for c in cols if c)), tuple(sorted(cells)), tuple(fnd)
+
+
+def _encode(st: np.ndarray, srules: osol.SolverRules) -> np.ndarray:
+    enc = np.zeros(osol.ENC_BYTES, np.uint8)  # the packed record is its first REC_BYTES, the rest scratch
+    osol._encode(st, srules.params(), enc, np.zeros(osol.MAXCOLS, np.int64))
+    return enc[:osol.REC_BYTES].copy()
+
+
+def _round_trip(st: np.ndarray, srules: osol.SolverRules) -> bytes:
+    """Encode, decode, encode again: the decoded position must be st's canonical form, the bytes the same."""
+    enc = _encode(st, srules)
+    back = np.zeros(osol.STATE_SIZE, np.uint8)
+    osol._decode(enc, srules.params(), back)
+    assert _canonical(back, srules) == _canonical(st, srules)
+    assert bytes(_encode(back, srules)) == bytes(enc)
+    return bytes(enc)
+
+
+def _random_walk(srules: osol.SolverRules, deal: np.ndarray, rng: np.random.Generator, steps: int):
+    """Positions met by random legal moves (safe moves applied after each, as the search does)."""
+    st, rel = osol.deal_position(deal, srules)
+    params = srules.params()
+    mv = np.zeros(2048, np.int64)
+    empty = np.zeros(0, np.int64)
+    osol._closure(st, rel, params, empty, 0)
+    yield st.copy()
+    for _ in range(steps):
+        nm = osol._gen_moves(st, rel, params, mv)
+        if nm == 0:
+            return
+        osol._apply(st, mv[rng.integers(nm)], params)
+        osol._closure(st, rel, params, empty, 0)
+        yield st.copy()
+
+
+@pytest.mark.parametrize("game,over", GAMES)
+def test_packed_record_round_trips_and_tells_positions_apart(game, over):
+    """Random walks from seeded deals: every position met round-trips, no two different canonical positions share
+    a record, and neither do the position and its neighbours one card moved (a top card to another column's top
+    or to a free cell)."""
+    srules = _srules(game, over)
+    rng = np.random.default_rng(11)
+    seen: dict[bytes, tuple] = {}
+    for deal in seeded_deals(DECK_52, 99, 0, 6):
+        for st in _random_walk(srules, deal, rng, 120):
+            enc = _round_trip(st, srules)
+            assert seen.setdefault(enc, _canonical(st, srules)) == _canonical(st, srules)
+            ncols = srules.ncols
+            tops = [i for i in range(ncols) if st[osol.O_LEN + i] > 0]
+            for i in tops[:3]:
+                n = int(st[osol.O_LEN + i])
+                c = st[i * osol.WIDTH + n - 1]
+                for k in range(ncols):  # c onto column k's top (legal or not: a position all the same)
+                    if k == i:
+                        continue
+                    nb_ = st.copy()
+                    nb_[osol.O_LEN + i] = n - 1
+                    d = int(nb_[osol.O_LEN + k])
+                    nb_[k * osol.WIDTH + d] = c
+                    nb_[osol.O_LEN + k] = d + 1
+                    enc2 = _round_trip(nb_, srules)
+                    if _canonical(nb_, srules) != _canonical(st, srules):
+                        assert enc2 != enc
+                    assert seen.setdefault(enc2, _canonical(nb_, srules)) == _canonical(nb_, srules)
+                free = [j for j in range(srules.cells) if st[osol.O_CELL + j] == osol.NOCARD]
+                if free:
+                    nb_ = st.copy()
+                    nb_[osol.O_LEN + i] = n - 1
+                    nb_[osol.O_CELL + free[0]] = c
+                    enc2 = _round_trip(nb_, srules)
+                    assert enc2 != enc
+                    assert seen.setdefault(enc2, _canonical(nb_, srules)) == _canonical(nb_, srules)
+    assert len(seen) > 100  # the walks really went somewhere
+
+
+def test_the_longest_records_fit():
+    """The most symbols a position can need: 8 cells full and the other 44 cards in 10 columns (52 cards + the
+    cells' marker + 10 column ends = 63 of the 64 symbols), every card in every slot of a column, and one
+    52-card column; and random positions of 10 columns and 8 cells with random foundations."""
+    srules = osol.SolverRules(osol.LAYOUT_IN_TURN, osol.BUILD_ALTERNATE, 8, False, False, osol.EMPTY_ANY, 100,
+                              columns=10)
+    rng = np.random.default_rng(5)
+    seen: dict[bytes, tuple] = {}
+    for _ in range(300):
+        perm = [int(c) for c in rng.permutation(52)]
+        cells = perm[:8]
+        cuts = np.sort(rng.choice(np.arange(1, 44), 9, replace=False))
+        cols = [list(x) for x in np.split(np.array(perm[8:]), cuts)]
+        st, _ = osol.make_position(cols, cells, [0, 0, 0, 0], 0)
+        enc = _round_trip(st, srules)
+        assert seen.setdefault(enc, _canonical(st, srules)) == _canonical(st, srules)
+    st, _ = osol.make_position([list(range(51, -1, -1))], [], [0, 0, 0, 0], 0)
+    _round_trip(st, srules)
+    for _ in range(300):  # cards partly on the foundations, empty columns and free cells among them
+        fnd = [int(x) for x in rng.integers(0, 14, 4)]
+        left = [int(c) for c in rng.permutation([s * 13 + r for s in range(4) for r in range(fnd[s], 13)])]
+        k = int(rng.integers(0, min(8, len(left)) + 1))
+        cells = left[:k]
+        owner = rng.integers(0, 10, len(left) - k)
+        cols = [[c for c, o in zip(left[k:], owner) if o == i] for i in range(10)]
+        st, _ = osol.make_position(cols, cells, fnd, 0)
+        enc = _round_trip(st, srules)
+        assert seen.setdefault(enc, _canonical(st, srules)) == _canonical(st, srules)
+
+
+def _same(a: osol.Solution, b: osol.Solution) -> bool:
+    return (a.outcome, a.nodes, a.best_foundation) == (b.outcome, b.nodes, b.best_foundation) and np.array_equal(a.codes, b.codes)
+
+
+def test_a_reused_workspace_answers_as_fresh_ones_and_as_growing_arrays(monkeypatch):
+    """Deals of very different sizes on one Workspace (a won one of thousands of positions, an unknown that fills
+    the budget, small ones after it, a budget raised between deals), against a fresh Workspace per deal and
+    against the grow-by-doubling path (the budget's arrays refused, as on a machine that cannot map them)."""
+    decks = seeded_deals(DECK_52, 99, 0, 8)
+    small = _srules("freecell", {"cells": 2, "max_nodes": 10_000})
+    large = _srules("freecell", {"cells": 2, "max_nodes": 40_000})
+    runs = [(d, small) for d in decks[:4]] + [(d, large) for d in decks[4:]] + [(d, small) for d in decks[:2]]
+    fresh = [osol.solve_deal(d, r, osol.Workspace()) for d, r in runs]
+    ws = osol.Workspace()
+    reused = [osol.solve_deal(d, r, ws) for d, r in runs]
+    assert ws.recs.shape[0] == 40_000  # reserved at the larger budget, and kept for the small deals after it
+    assert all(_same(a, b) for a, b in zip(fresh, reused))
+    outcomes = {s.outcome for s in fresh}
+    assert WON in outcomes and (UNKNOWN in outcomes or UNSOLVABLE in outcomes)
+    assert max(s.nodes for s in fresh) > 10_000 and min(s.nodes for s in fresh) < 2_000
+
+    monkeypatch.setattr(osol.Workspace, "reserve", lambda self, n: None)
+    ws = osol.Workspace(16)
+    grown = [osol.solve_deal(d, r, ws) for d, r in runs]
+    assert ws.recs.shape[0] > 16  # the arrays really grew
+    assert all(_same(a, b) for a, b in zip(fresh, grown))
+
+
+def test_reserving_the_budget_touches_no_memory():
+    """numpy.empty maps the budget's arrays without writing them: reserving 4x10^7 positions (about 2.7 GiB of
+    address space) raises the peak resident memory of a fresh process by less than 64 MiB.  In a child process,
+    so that this process's own peak does not hide it."""
+    code = (
+        "import resource; from engine import open_solitaire as osol\n"
+        "r0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "ws = osol.Workspace(); ws.reserve(40_000_000)\n"
+        "assert ws.recs.shape[0] == 40_000_000 and ws.heap2.shape[0] == 40_000_000\n"
+        "print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - r0) // 1024)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert int(out.stdout.strip()) < 64, out.stdout
