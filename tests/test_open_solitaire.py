@@ -286,6 +286,21 @@ def _random_position(rng: random.Random):
     return layout, rrules, srules
 
 
+def _solver_agrees_with_exhaustive(layout, rrules, srules, base: int, limit: int) -> bool | None:
+    """The plain exhaustive search's verdict on a position (None when it needs more than ``limit`` positions),
+    after asserting that the solver's verdict is the same and that the solver's win replays in the checker."""
+    truth = ref.exhaustive_verdict(layout, rrules, limit)
+    if truth is None:
+        return None
+    st, rel = osol.make_position(layout.columns, [c for c in layout.cells if c is not None], layout.foundations, base)
+    sol = osol.solve_state(st, rel, srules)
+    assert sol.outcome == (WON if truth else UNSOLVABLE), (layout, rrules)
+    if truth:
+        moves = osol.reference_moves(layout, rrules, sol.codes)
+        assert ref.check_from(layout, rrules, moves) is None, (layout, rrules)
+    return truth
+
+
 def test_solver_verdicts_match_a_plain_exhaustive_search_on_small_positions():
     """Soundness of every pruning (safe moves, canonical order, duplicates) and completeness of the
     move generator, under every rule combination: the solver's verdict equals that of a search that
@@ -298,17 +313,10 @@ def test_solver_verdicts_match_a_plain_exhaustive_search_on_small_positions():
         if made is None:
             continue
         layout, rrules, srules = made
-        truth = ref.exhaustive_verdict(layout, rrules, 5_000)
+        truth = _solver_agrees_with_exhaustive(layout, rrules, srules, layout.base, 5_000)
         if truth is None:
             continue
         tried += 1
-        st, rel = osol.make_position(layout.columns, [c for c in layout.cells if c is not None],
-                                     layout.foundations, layout.base)
-        sol = osol.solve_state(st, rel, srules)
-        assert sol.outcome == (WON if truth else UNSOLVABLE), (layout, rrules)
-        if truth:
-            moves = osol.reference_moves(layout, rrules, sol.codes)
-            assert ref.check_from(layout, rrules, moves) is None, (layout, rrules)
         verdicts[truth] += 1
     # the sample must hold both kinds of position, or the test proves little
     assert verdicts[True] >= 25 and verdicts[False] >= 25, verdicts
@@ -708,17 +716,10 @@ def test_point_3c_agrees_with_a_plain_exhaustive_search(cells):
                 if made is None:
                     continue
                 layout, rrules, srules = made
-                truth = ref.exhaustive_verdict(layout, rrules, 4_000)
+                truth = _solver_agrees_with_exhaustive(layout, rrules, srules, 0, 4_000)
                 if truth is None:
                     continue
                 tried += 1
-                st, rel = osol.make_position(layout.columns, [c for c in layout.cells if c is not None],
-                                             layout.foundations, 0)
-                sol = osol.solve_state(st, rel, srules)
-                assert sol.outcome == (WON if truth else UNSOLVABLE), (layout, rrules)
-                if truth:
-                    moves = osol.reference_moves(layout, rrules, sol.codes)
-                    assert ref.check_from(layout, rrules, moves) is None, (layout, rrules)
                 verdicts[truth] += 1
                 if _closure_count(layout, srules) > _old_rule_closure_count(layout):
                     fired[truth] += 1
