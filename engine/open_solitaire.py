@@ -1480,7 +1480,6 @@ class OpenGame:
 
     reference: ModuleType = ref  # the judge: lays out a deal, writes and replays the solution text
     columns: tuple[Column, ...] = SOLVER_COLUMNS  # extra_columns of the GameSpec
-    unknown_reason: str = "max_nodes or max_seconds reached"  # said by the trace of an unknown deal
 
     def __init__(self, solver_rules: Callable[[Any], SolverRules], reference_rules: Callable[[Any], Any]):
         self.solver_rules = solver_rules
@@ -1567,7 +1566,7 @@ class OpenGame:
                 lines.append(f"{k:4d}. {token:<5} {judge.describe(layout, move)}")
                 judge.apply_move(layout, move)
             verdict = {WON: "won", UNSOLVABLE: "unsolvable (exhaustive search)",
-                       UNKNOWN: f"unknown ({cls.unknown_reason})"}
+                       UNKNOWN: "unknown (max_nodes or max_seconds reached)"}
             lines.append(f"{verdict[sol.outcome]}: {row['moves']} moves, {sol.nodes} positions expanded, "
                          f"{sol.seconds:.3f} s")
         return PlayResult(row=row, trace=lines)

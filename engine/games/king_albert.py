@@ -156,7 +156,6 @@ class KingAlbertGame(OpenGame):
 
     reference = reference  # the module engine/reference/king_albert.py
     columns = EXTRA_COLUMNS
-    unknown_reason = "max_nodes reached"
 
     @classmethod
     def position(cls, deal: np.ndarray, rules: SolverRules,
