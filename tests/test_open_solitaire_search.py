@@ -102,6 +102,33 @@ def test_two_orders_keep_the_verdicts_of_the_plain_exhaustive_search(monkeypatch
     base.test_solver_verdicts_match_a_plain_exhaustive_search_on_small_positions()
 
 
+def test_depth_first_order_alone_keeps_the_verdicts_of_the_plain_exhaustive_search(monkeypatch):
+    """The retry's depth-first order as the only search: the same cross-check of every rule combination against
+    the plain exhaustive search, wins replayed.  Orders decide only how soon; the retry's verdicts rest on the
+    same exhaustiveness as the first search's."""
+    import test_open_solitaire as base
+
+    monkeypatch.setattr(osol, "SEARCH_ORDERS", (osol.ORDER_DEPTH_FIRST,))
+    base.test_solver_verdicts_match_a_plain_exhaustive_search_on_small_positions()
+
+
+def test_the_retry_decides_a_deal_the_guide_left_unknown(monkeypatch):
+    """FreeCell with 2 cells, seed 99 deal 128, at 20,000 positions: the guide's search runs out of positions,
+    the depth-first retry then wins, and its solution replays through the checker (play_one replays every win)."""
+    import dataclasses
+
+    deal = seeded_deals(DECK_52, 99, 128, 1)[0]
+    rules = dataclasses.replace(_srules("freecell", cells=2), max_nodes=20_000)
+    both = osol.solve_deal(deal, rules)
+    monkeypatch.setattr(osol, "SEARCH_ORDERS", (osol.ORDER_GUIDE,))
+    guide = osol.solve_deal(deal, rules)
+    assert guide.outcome == UNKNOWN and both.outcome == WON and both.nodes > guide.nodes
+    g = get_game("freecell")
+    monkeypatch.setattr(osol, "SEARCH_ORDERS", (osol.ORDER_GUIDE, osol.ORDER_DEPTH_FIRST))
+    row = g.play_one(deal, g.rules(overrides={"cells": 2, "max_nodes": 20_000}), True).row
+    assert row["outcome"] == "won" and row["solution"] and row["nodes"] == both.nodes
+
+
 def test_second_order_really_takes_turns(monkeypatch):
     """With the second order from the start, the expansions differ from the guide alone on a real deal (else
     the test above would prove nothing about it), and the verdict does not."""
@@ -116,3 +143,20 @@ def test_second_order_really_takes_turns(monkeypatch):
     monkeypatch.setattr(osol, "SECOND_AT", 0)
     won_zero = osol.solve_deal(seeded_deals(DECK_52, 99, 0, 1)[0], rules)
     assert won_one.outcome == won_zero.outcome == WON and won_one.nodes != won_zero.nodes
+
+
+def test_novelty_marks_atoms_per_count_of_cards_up():
+    """The second order's novelty: a position is novel once per deal (stamp), a change of what lies under one
+    card makes it novel again, and the same arrangement with another count of cards up is a new one."""
+    params = _srules("freecell", cells=2).params()
+    seen = np.zeros((53, osol.N_ATOMS), dtype=np.uint16)
+    first, _ = osol.make_position([[10, 11, 12], [20, 21]], [30], [0, 0, 0, 0], 0)
+    moved, _ = osol.make_position([[10, 11], [20, 21, 12]], [30], [0, 0, 0, 0], 0)  # 12 now lies on 21
+    assert osol._novel(first, params, seen, 1) == 1
+    assert osol._novel(first, params, seen, 1) == 0  # every atom now seen
+    assert int(np.count_nonzero(seen == 1)) == 6  # 5 (card, under) pairs and one card in a cell
+    assert osol._novel(moved, params, seen, 1) == 1 and osol._novel(moved, params, seen, 1) == 0
+    assert osol._novel(first, params, seen, 2) == 1  # the next deal's stamp: nothing seen yet
+    up, _ = osol.make_position([[10, 11, 12], [20, 21]], [30], [1, 0, 0, 0], 0)  # one card more up
+    assert osol._foundation_total(up) == osol._foundation_total(first) + 1
+    assert osol._novel(up, params, seen, 2) == 1
