@@ -1060,10 +1060,10 @@ def _search_start(st0, rel, params, recs, parent, mcode, heap, table, gen, ctl):
 
 
 @nb.njit(cache=True, inline="always")
-def _novel(st, params, seen, stamp):
-    """1 if position st holds an atom (a card and what lies under it) that no position keyed before it in the
-    second order held with as many cards up; marks its atoms as seen (``seen[up, atom] = stamp``)."""
-    up = _foundation_total(st)
+def _novel(st, up, params, seen, stamp):
+    """1 if position st, with ``up`` cards on its foundations, holds an atom (a card and what lies under it) that
+    no position keyed before it in the second order held with as many cards up; marks its atoms as seen
+    (``seen[up, atom] = stamp``)."""
     g = np.uint16(stamp)
     novel = 0
     for i in range(params[P_NCOLS]):
@@ -1090,7 +1090,8 @@ def _novel(st, params, seen, stamp):
 def _key2(st, h, idx, params, seen, stamp):
     """The second order's heap key: novel positions first, then the most cards up, then the guide, then the
     newest."""
-    rank = (np.int64(1 - _novel(st, params, seen, stamp)) << 20) + (np.int64(52 - _foundation_total(st)) << 12)
+    up = _foundation_total(st)
+    rank = (np.int64(1 - _novel(st, up, params, seen, stamp)) << 20) + (np.int64(52 - up) << 12)
     return ((rank + min(h, 4095)) << 32) | (0xFFFFFFFF - idx)
 
 
@@ -1478,16 +1479,16 @@ def solve_state(st: np.ndarray, rel: np.ndarray, rules: SolverRules, ws: Workspa
     ws.reserve(rules.max_nodes)
     limit = float(rules.max_seconds)
     nodes, best = 0, 0
+    ws.seen_gen += 1  # the second order's stamp for this deal
+    if ws.seen_gen > 65535:  # the stamps wrap: forget every deal's atoms once
+        ws.seen[:] = 0
+        ws.seen_gen = 1
     for order in SEARCH_ORDERS:
         st[:] = start
         _search_start(st, rel, params, ws.recs, ws.parent, ws.mcode, ws.heap, ws.table, ws.next_gen(), ctl)
         ctl[C_ORDER] = order
         ctl[C_STOP] = SLICE_NODES if limit > 0 else np.iinfo(np.int64).max
         ctl[C_SECOND_AT] = SECOND_AT
-        ws.seen_gen += 1
-        if ws.seen_gen > 65535:  # the stamps wrap: forget every deal's atoms once
-            ws.seen[:] = 0
-            ws.seen_gen = 1
         ctl[C_SEEN_GEN] = ws.seen_gen
         timed_out = False
         while ctl[C_OUTCOME] == RUNNING:

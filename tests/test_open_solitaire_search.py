@@ -120,11 +120,12 @@ def test_the_retry_decides_a_deal_the_guide_left_unknown(monkeypatch):
     deal = seeded_deals(DECK_52, 99, 128, 1)[0]
     rules = dataclasses.replace(_srules("freecell", cells=2), max_nodes=20_000)
     both = osol.solve_deal(deal, rules)
+    default = osol.SEARCH_ORDERS
     monkeypatch.setattr(osol, "SEARCH_ORDERS", (osol.ORDER_GUIDE,))
     guide = osol.solve_deal(deal, rules)
     assert guide.outcome == UNKNOWN and both.outcome == WON and both.nodes > guide.nodes
     g = get_game("freecell")
-    monkeypatch.setattr(osol, "SEARCH_ORDERS", (osol.ORDER_GUIDE, osol.ORDER_DEPTH_FIRST))
+    monkeypatch.setattr(osol, "SEARCH_ORDERS", default)
     row = g.play_one(deal, g.rules(overrides={"cells": 2, "max_nodes": 20_000}), True).row
     assert row["outcome"] == "won" and row["solution"] and row["nodes"] == both.nodes
 
@@ -152,11 +153,11 @@ def test_novelty_marks_atoms_per_count_of_cards_up():
     seen = np.zeros((53, osol.N_ATOMS), dtype=np.uint16)
     first, _ = osol.make_position([[10, 11, 12], [20, 21]], [30], [0, 0, 0, 0], 0)
     moved, _ = osol.make_position([[10, 11], [20, 21, 12]], [30], [0, 0, 0, 0], 0)  # 12 now lies on 21
-    assert osol._novel(first, params, seen, 1) == 1
-    assert osol._novel(first, params, seen, 1) == 0  # every atom now seen
+    assert osol._novel(first, 0, params, seen, 1) == 1
+    assert osol._novel(first, 0, params, seen, 1) == 0  # every atom now seen
     assert int(np.count_nonzero(seen == 1)) == 6  # 5 (card, under) pairs and one card in a cell
-    assert osol._novel(moved, params, seen, 1) == 1 and osol._novel(moved, params, seen, 1) == 0
-    assert osol._novel(first, params, seen, 2) == 1  # the next deal's stamp: nothing seen yet
+    assert osol._novel(moved, 0, params, seen, 1) == 1 and osol._novel(moved, 0, params, seen, 1) == 0
+    assert osol._novel(first, 0, params, seen, 2) == 1  # the next deal's stamp: nothing seen yet
     up, _ = osol.make_position([[10, 11, 12], [20, 21]], [30], [1, 0, 0, 0], 0)  # one card more up
-    assert osol._foundation_total(up) == osol._foundation_total(first) + 1
-    assert osol._novel(up, params, seen, 2) == 1
+    assert osol._foundation_total(up) == osol._foundation_total(first) + 1 == 1
+    assert osol._novel(up, 1, params, seen, 2) == 1
