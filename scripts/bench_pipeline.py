@@ -27,9 +27,16 @@
 8. The playing phase of (2) (workers warm -> last unit recorded) against the engine alone on one core:
    target at least 1.8x on 2 workers.  Ray's start-up (with the workers' warm-up) and the rest are
    printed apart.
+9. ``--only-playing --rounds R``: section 8 interleaved, for a machine whose speed drifts.  Each round
+   times, back to back, the engine alone on one core (E), two bare engine processes at once on N/2
+   deals each (B: what this machine's two cores give with no pipeline at all) and the Ray run's
+   playing phase (P).  Per round: E / P is the target's speed-up, E / B the machine's own ceiling and
+   B / P the pipeline's efficiency against that ceiling; the medians over rounds are printed.  Drift
+   between rounds cancels in the ratios; drift within a round (about a minute) does not.
 
 Usage: .venv/bin/python scripts/bench_pipeline.py [--deals 1000000] [--report-rows 10000000] [--skip-run]
        .venv/bin/python scripts/bench_pipeline.py --only-paired [--paired-rows 100000000] [--paired-shape forced]
+       .venv/bin/python scripts/bench_pipeline.py --only-playing [--deals 2000000] [--rounds 5]
 The machine may be shared: the load average is printed beside the figures.
 """
 
@@ -40,6 +47,7 @@ import json
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -356,6 +364,42 @@ def play_cpu_bench(study: Path, out: Path, n: int, repeat: int) -> None:
           f"alone (target >= 1.8x: {'within reach' if bound >= 1.8 else 'NOT reachable'})  [load {load()}]")
 
 
+def bare_pair_seconds(n: int) -> float:
+    """Two engine processes at once, N/2 deals each (deals 0.. and N/2..): the wall clock of the later."""
+    half = n // 2
+    child = ENGINE_CHILD.replace("for first in range(0, n, batch):", "for first in range(int(sys.argv[2]), int(sys.argv[2]) + n, batch):")
+    child = child.replace("min(batch, n - first)", "min(batch, int(sys.argv[2]) + n - first)")
+    child = child.replace("t = time.perf_counter()", "sys.stdout.write('ready\\n'); sys.stdout.flush(); sys.stdin.readline()\nt = time.perf_counter()")
+    procs = [subprocess.Popen([PY, "-c", child, str(half), str(k * half)], cwd=ROOT, stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True) for k in range(2)]
+    for proc in procs:  # both warm before either starts the clock
+        proc.stdout.readline()
+    t = time.perf_counter()
+    for proc in procs:
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
+    for proc in procs:
+        proc.communicate()
+    return time.perf_counter() - t
+
+
+def playing_rounds(study: Path, out: Path, n: int, rounds: int) -> None:
+    """Section 9: engine alone, two bare engines, the Ray run's playing phase, interleaved per round."""
+    rows = []
+    for k in range(rounds):
+        e = engine_seconds(n)
+        b = bare_pair_seconds(n)
+        p = pipeline_run(study, out, n)["played"]
+        rows.append((e / p, e / b, b / p))
+        print(f"round {k + 1}: engine alone {e:.2f} s, two bare engines {b:.2f} s, Ray playing phase {p:.2f} s: "
+              f"speed-up {e / p:.2f}x (machine's ceiling {e / b:.2f}x, pipeline at {100 * b / p:.1f}% of it)  "
+              f"[load {load()}]", flush=True)
+    med = [statistics.median(col) for col in zip(*rows)]
+    print(f"median of {rounds} rounds: playing phase {med[0]:.2f}x the engine alone on one core (target >= 1.8x: "
+          f"{'met' if med[0] >= 1.8 else 'NOT met'}); two bare engines {med[1]:.2f}x; the pipeline plays at "
+          f"{100 * med[2]:.1f}% of the bare pair's speed")
+
+
 def driver(argv: list[str]) -> dict:
     """``patience ARGV`` in a child process: wall clock of the whole process, the driver's CPU and peak RSS."""
     t = time.perf_counter()
@@ -423,11 +467,26 @@ def main() -> None:
     ap.add_argument("--scale-units", type=int, default=100_000,
                     help="units of the work-units-at-scale run (section 7; 0: skip it)")
     ap.add_argument("--only-scale", action="store_true", help="only the work-units-at-scale benchmark")
+    ap.add_argument("--only-playing", action="store_true",
+                    help="only section 9: engine alone, two bare engines and the Ray playing phase, interleaved")
+    ap.add_argument("--rounds", type=int, default=5, help="rounds of section 9")
     args = ap.parse_args()
     print(f"machine: {os.cpu_count()} cores, load average {load()}")
 
     with tempfile.TemporaryDirectory(prefix="bench-pipeline-") as tmp:
         tmp = Path(tmp)
+        study = tmp / "clarke.yaml"
+        study.write_text(textwrap.dedent("""
+            study: bench
+            game: perpetual_motion
+            deals: 1000
+            seed: 2009
+            batch_size: 20000
+            variants: {clarke: {preset: clarke}}
+            """))
+        if args.only_playing:
+            playing_rounds(study, tmp / "rounds", args.deals, args.rounds)
+            return
         if args.scale_units and not args.only_paired:
             scale_bench(tmp, args.scale_units, args.repeat)
         if args.only_scale:
@@ -437,15 +496,6 @@ def main() -> None:
         if args.only_paired:
             return
         if not args.skip_run:
-            study = tmp / "clarke.yaml"
-            study.write_text(textwrap.dedent("""
-                study: bench
-                game: perpetual_motion
-                deals: 1000
-                seed: 2009
-                batch_size: 20000
-                variants: {clarke: {preset: clarke}}
-                """))
             n = args.deals
             t_engine = min(engine_seconds(n) for _ in range(args.repeat))
             print(f"engine alone, one core: {n:,} clarke deals in {t_engine:.2f} s ({n / t_engine:,.0f} deals/s)"
