@@ -50,11 +50,16 @@ TABLE_ROWS = (
     ("freecell cells=3", "freecell", {"cells": 3}, 0.32, 0.00001),
     ("freecell cells=2", "freecell", {"cells": 2}, 2.3, 0.0002),
     ("freecell cells=1", "freecell", {"cells": 1}, 3.3, 0.0003),
+    ("freecell cells=0", "freecell", {"cells": 0}, None, None),
     ("freecell columns=7", "freecell", {"columns": 7}, None, None),
     ("freecell columns=6", "freecell", {"columns": 6}, None, None),
+    ("freecell columns=5", "freecell", {"columns": 5}, None, None),
+    ("freecell columns=4", "freecell", {"columns": 4}, None, None),
     ("eight_off", "eight_off", {}, 0.046, None),
+    ("fore_cell_same_suit", "eight_off", {"cells": 4, "prefilled_cells": 4}, None, None),
     ("seahaven_towers", "seahaven_towers", {}, 0.12, None),
     ("king_albert", "king_albert", {}, 15.0, 1061 / 2_000_000),
+    ("raglan", "king_albert", {"layout": "raglan"}, None, None),
 )
 
 BRYAN = {3: 0.289, 4: 0.7506, 5: 0.9794, 6: 0.99985}  # Jerry Bryan, 1,000,000 random deals per cell count
