@@ -367,9 +367,11 @@ def play_cpu_bench(study: Path, out: Path, n: int, repeat: int) -> None:
 def bare_pair_seconds(n: int) -> float:
     """Two engine processes at once, N/2 deals each (deals 0.. and N/2..): the wall clock of the later."""
     half = n // 2
-    child = ENGINE_CHILD.replace("for first in range(0, n, batch):", "for first in range(int(sys.argv[2]), int(sys.argv[2]) + n, batch):")
-    child = child.replace("min(batch, n - first)", "min(batch, int(sys.argv[2]) + n - first)")
-    child = child.replace("t = time.perf_counter()", "sys.stdout.write('ready\\n'); sys.stdout.flush(); sys.stdin.readline()\nt = time.perf_counter()")
+    child = ENGINE_CHILD.replace("for first in range(0, n, batch):",
+                                 "start = int(sys.argv[2])\nfor first in range(start, start + n, batch):")
+    child = child.replace("min(batch, n - first)", "min(batch, start + n - first)")
+    child = child.replace("t = time.perf_counter()",  # warm, then wait for the word to start the clock
+                          "sys.stdout.write('ready\\n'); sys.stdout.flush(); sys.stdin.readline()\nt = time.perf_counter()")
     procs = [subprocess.Popen([PY, "-c", child, str(half), str(k * half)], cwd=ROOT, stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, text=True) for k in range(2)]
     for proc in procs:  # both warm before either starts the clock
