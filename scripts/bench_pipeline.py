@@ -375,14 +375,18 @@ def bare_pair_seconds(n: int) -> float:
     procs = [subprocess.Popen([PY, "-c", child, str(half), str(k * half)], cwd=ROOT, stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, text=True) for k in range(2)]
     for proc in procs:  # both warm before either starts the clock
-        proc.stdout.readline()
+        if proc.stdout.readline() != "ready\n":
+            raise SystemExit("a bare engine failed before its warm-up ended")
     t = time.perf_counter()
     for proc in procs:
         proc.stdin.write("go\n")
         proc.stdin.flush()
     for proc in procs:
         proc.communicate()
-    return time.perf_counter() - t
+    wall = time.perf_counter() - t
+    if any(proc.returncode != 0 for proc in procs):
+        raise SystemExit("a bare engine failed")
+    return wall
 
 
 def playing_rounds(study: Path, out: Path, n: int, rounds: int) -> None:
