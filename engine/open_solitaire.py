@@ -55,12 +55,28 @@ The search (issue 11).
   so a verdict is sound whichever search gives it.  Decided deals never see
   it; an unknown costs at most twice as much.  ``nodes`` counts the
   expansions of both searches, ``max_seconds`` bounds them together.
-  Measured (seed 99, 10^7 positions, scripts/bench_solver.py --table): it
-  won FreeCell 1 cell deal 948 (1,000 deals: 213 / 787 / 0 unknown against
-  212 / 787 / 1) and 6 columns deals 54 and 247 (6 columns, 1,000 deals:
-  603 / 387 / 10 against 600 / 387 / 13 with the old orders), each within
-  2 x 10^6 expansions of its own; with 2 and 3 cells it decided nothing
-  (deals 230 and 220 stay unknown, at twice the CPU seconds).
+* The retry moves single cards.  Where runs are shorthand for single-card
+  moves (``limited``: see "Sequence moves"; not ``unlimited``, whose runs
+  single cards cannot always make), the retry generates single-card moves
+  only (the ``P_SINGLE`` switch that King Albert's ``card`` rule uses).  The
+  positions reachable are the same either way: a run move is a chain of
+  single-card moves through positions that single cards reach, and a single
+  card is a run of one; so an exhaustive retry stores the same set (measured:
+  the same expansions, deal for deal, on the unsolvable deals of FreeCell
+  with 2 and 3 cells, seed 99) and only the order within it changes.  Depth
+  first, that order is much better: a run move jumps over the positions in
+  which the parked cards could be used elsewhere, and the line it follows
+  skips them.  Measured (seed 99, FreeCell): deal 220 with 3 cells, unknown
+  after both searches with run moves (8.6 M expansions; 9.1 M for a
+  depth-first search that also sends every ready card up, as Solvitaire's
+  streamliner does), is won in 7,912 expansions, and Solvitaire's own
+  depth-first search (single cards, its auto-foundation streamliner) wins it
+  in 1.2 M states; 1 cell deal 948 in 218,777 (depth first with runs: about
+  2 x 10^6), 6 columns deals 54 and 247 in 122,411 and 9,811.  As the first
+  search it would be poor (3 cells, 1,000 deals at 2 x 10^6 positions: 904
+  won and 87 unknown, where the guide leaves 1 unknown), so it stays the
+  retry.  Its solutions are long (1,107 moves for deal 220; 9,609 for 6
+  columns deal 54): a depth-first line keeps its detours.
 * Slices and the clock.  numba's compiled code cannot read a clock, so with
   ``max_seconds`` the search runs in slices of SLICE_NODES expansions; its
   state (heap sizes, counts, the best foundation) lives in an int64 vector
@@ -147,7 +163,12 @@ Sound pruning, and why.
    * alternating-colour games (FreeCell, King Albert without worrying back):
      the two cards of the other colour and one rank lower.  The claim applies
      when both are already on their foundations (always true for an Ace); point
-     3c proves a weaker condition, and it is the one the solver uses.
+     3c proves another condition (both one rank short, and the other suit of
+     c's colour at most two short).  Neither implies the other (3c asks
+     nothing of c's own colour when the other colour is up), and the solver
+     sends c up when either holds (``_safe_alternate``); Solvitaire's rule
+     without worrying back is the same pair.  A card safe by either condition
+     stays safe as foundations grow, so the closure is still unique.
    Auto moves commute (each condition only gets easier as foundations grow and
    an exposed card stays exposed), so the closure of a position is unique and
    the solution replay reproduces it exactly.  Why the search stays
@@ -459,21 +480,25 @@ def _safe(c, in_cell, alone, st, rel, params):
         if r > 0 or params[P_WRAP] == 0:
             return True
         return in_cell or (alone and params[P_EMPTY] != EMPTY_NONE)
-    # alternating colours (point 3c): both foundations of the other colour hold at least r - 1 cards and the
-    # other foundation of c's colour at least r - 2 (the cards that could go onto c are up or next for theirs)
+    # alternating colours (points 3 and 3c): both foundations of the other colour hold at least r cards, or
+    # at least r - 1 with the other foundation of c's colour at least r - 2
     return _safe_alternate(c, st, rel)
 
 
 @nb.njit(cache=True, inline="always")
 def _safe_alternate(c, st, rel):
-    """Point 3c of the module docstring: without worrying back, a ready card of relative rank r in an
-    alternating-colour game goes up safely when both foundations of the other colour hold at least r - 1
-    cards and the other foundation of its colour at least r - 2."""
+    """Points 3 and 3c of the module docstring: without worrying back, a ready card of relative rank r in an
+    alternating-colour game goes up safely when both foundations of the other colour hold at least r cards
+    (point 3: nothing can ever go onto it), or at least r - 1 with the other foundation of its colour at
+    least r - 2 (point 3c)."""
     r = np.int64(rel[c])
     s = c // 13
     if s == 0 or s == 3:  # black: clubs, spades; the other black suit is 3 - s
-        return st[O_FND + 1] >= r - 1 and st[O_FND + 2] >= r - 1 and st[O_FND + 3 - s] >= r - 2
-    return st[O_FND + 0] >= r - 1 and st[O_FND + 3] >= r - 1 and st[O_FND + 3 - s] >= r - 2
+        lo = min(st[O_FND + 1], st[O_FND + 2])
+    else:
+        lo = min(st[O_FND + 0], st[O_FND + 3])
+    # point 3: both cards that could go onto c are up; point 3c: they are next, and so is what goes onto them
+    return lo >= r or (lo >= r - 1 and st[O_FND + 3 - s] >= r - 2)
 
 
 # --- worrying back (King Albert's family): foundation cards played back to the tableau ----------------
@@ -1026,7 +1051,7 @@ IN_CELL = 53
 N_ATOMS = 52 * 54
 # The searches a deal gets, in turn, each only if the ones before left it unknown by max_nodes (module docstring,
 # "The search"): the guide's, then the depth-first retry.
-SEARCH_ORDERS = (ORDER_GUIDE, ORDER_DEPTH_FIRST)
+SEARCH_ORDERS = ((ORDER_GUIDE, False), (ORDER_DEPTH_FIRST, True))
 
 
 @nb.njit(cache=True)
@@ -1483,7 +1508,9 @@ def solve_state(st: np.ndarray, rel: np.ndarray, rules: SolverRules, ws: Workspa
     if ws.seen_gen > 65535:  # the stamps wrap: forget every deal's atoms once
         ws.seen[:] = 0
         ws.seen_gen = 1
-    for order in SEARCH_ORDERS:
+    for order, single_cards in SEARCH_ORDERS:
+        # runs that stand for single-card moves (`limited`) may be searched as those moves; `unlimited` runs not
+        params[P_SINGLE] = 1 if rules.single_card or (single_cards and not rules.unlimited) else 0
         st[:] = start
         _search_start(st, rel, params, ws.recs, ws.parent, ws.mcode, ws.heap, ws.table, ws.next_gen(), ctl)
         ctl[C_ORDER] = order

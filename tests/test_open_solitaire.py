@@ -596,19 +596,28 @@ def _closure_count(layout: ref.Layout, srules: osol.SolverRules) -> int:
     return osol._closure(st, rel, srules.params(), np.zeros(0, dtype=np.int64), 0)
 
 
-def _alternate_position(rng: random.Random, cells: int, seq: str, empty: str):
+def _alternate_position(rng: random.Random, cells: int, seq: str, empty: str, point3: bool = False):
     """A FreeCell-style position built so that point 3c can fire: a card c next for its foundation, the
     other colour's foundations mostly one rank behind it, the other suit of c's colour mostly up to two
     behind, c on top of a column or in a cell while the cards that could go onto it are still out; and
-    foundations one rank further behind, where c must stay down, to test the condition's edges."""
+    foundations one rank further behind, where c must stay down, to test the condition's edges.
+
+    With ``point3`` the other colour's foundations are mostly at c's rank (point 3's condition: both cards
+    that could go onto c are up), sometimes one short, and the other suit of c's colour 3 to 6 behind, where
+    point 3c alone would keep c down."""
     r = rng.randint(9, 12)
     sc = rng.randrange(4)
     other_colour = (1, 2) if sc in (0, 3) else (0, 3)
     fnd = [0, 0, 0, 0]
     fnd[sc] = r
-    for s in other_colour:  # mostly where 3c allows c up, sometimes one rank short (then it must not)
-        fnd[s] = rng.choice([r - 2, r - 1, r - 1, r - 1, r])
-    fnd[3 - sc] = rng.choice([r - 3, r - 3, r - 2, r - 2, r - 1, r])
+    if point3:
+        for s in other_colour:
+            fnd[s] = rng.choice([r - 1, r, r, r])
+        fnd[3 - sc] = max(0, r - rng.randint(3, 6))
+    else:
+        for s in other_colour:  # mostly where 3c allows c up, sometimes one rank short (then it must not)
+            fnd[s] = rng.choice([r - 2, r - 1, r - 1, r - 1, r])
+        fnd[3 - sc] = rng.choice([r - 3, r - 3, r - 2, r - 2, r - 1, r])
     left = [s * 13 + k for s in range(4) for k in range(fnd[s], 13)]
     if len(left) > 13:
         return None
@@ -666,6 +675,53 @@ def test_point_3c_fires_on_a_hand_made_position():
     for behind in ([5, 4, 6, 4], [5, 3, 6, 5]):
         st2, _ = osol.make_position(_hand_made_3c(behind).columns, [], behind, 0)
         assert osol._closure(st2, rel, srules.params(), np.zeros(0, dtype=np.int64), 0) == 0, behind
+
+
+def test_point_3_fires_where_point_3c_would_not():
+    """7H next on its foundation with both black Sevens up (nothing can ever go onto 7H: point 3) but
+    diamonds four behind (only to 2D, so point 3c's condition fails): the closure sends 7H up and nothing
+    else (8C, exposed then and next for clubs, has 7H's foundation far from its own condition)."""
+    srules = osol.SolverRules(osol.LAYOUT_EIGHT, osol.BUILD_ALTERNATE, 1, False, False, osol.EMPTY_ANY, 1000)
+    rel = np.array([c % 13 for c in range(52)], dtype=np.int64)
+    fnd = [7, 2, 6, 7]  # clubs to 7C, diamonds to 2D, hearts to 6H, spades to 7S
+    first = parse_cards("5D 8C 7H")
+    columns = [first] + [[s * 13 + k for k in range(fnd[s], 13) if s * 13 + k not in first] for s in range(4)]
+    up = [s * 13 + k for s in range(4) for k in range(fnd[s])]
+    assert sorted([c for col in columns for c in col] + up) == list(range(52))
+    r = 6  # 7H's relative rank: point 3c would need diamonds at r - 2 = 4
+    assert fnd[1] < r - 2 and min(fnd[0], fnd[3]) >= r
+    st, _ = osol.make_position(columns, [], fnd, 0)
+    out = np.zeros(8, dtype=np.int64)
+    n = osol._closure(st, rel, srules.params(), out, 0)
+    assert n == 1 and out[0] == parse_card("7H") * 64 + osol.TO_FOUNDATION
+    assert osol.position_columns(st, srules)[2] == [7, 2, 7, 7]
+
+
+@pytest.mark.parametrize("cells", [0, 1, 2])
+def test_point_3_in_alternating_colours_agrees_with_a_plain_exhaustive_search(cells):
+    """Point 3's own condition beside 3c's (the solver sends a card up when either holds), on positions built
+    so that only point 3's holds: the verdicts equal those of the search that applies no automatic move, wins
+    replay, and the rule fires on both won and lost positions."""
+    rng = random.Random(97 + cells)
+    fired = {True: 0, False: 0}
+    verdicts = {True: 0, False: 0}
+    for seq in ("unlimited", "limited"):
+        for empty in ("any", "kings", "none"):
+            tried = 0
+            while tried < 15:
+                made = _alternate_position(rng, cells, seq, empty, point3=True)
+                if made is None:
+                    continue
+                layout, rrules, srules = made
+                truth = _solver_agrees_with_exhaustive(layout, rrules, srules, 0, 4_000)
+                if truth is None:
+                    continue
+                tried += 1
+                verdicts[truth] += 1
+                if _closure_count(layout, srules) > 0:
+                    fired[truth] += 1
+    assert verdicts[True] >= 20 and verdicts[False] >= 5, verdicts
+    assert fired[True] >= 15 and fired[False] >= 3, fired
 
 
 # Point 3c's two conditions are tight: one rank less on either and KH (next on its foundation) would go up in

@@ -102,13 +102,15 @@ def test_two_orders_keep_the_verdicts_of_the_plain_exhaustive_search(monkeypatch
     base.test_solver_verdicts_match_a_plain_exhaustive_search_on_small_positions()
 
 
-def test_depth_first_order_alone_keeps_the_verdicts_of_the_plain_exhaustive_search(monkeypatch):
-    """The retry's depth-first order as the only search: the same cross-check of every rule combination against
-    the plain exhaustive search, wins replayed.  Orders decide only how soon; the retry's verdicts rest on the
-    same exhaustiveness as the first search's."""
+@pytest.mark.parametrize("single_cards", [False, True])
+def test_depth_first_order_alone_keeps_the_verdicts_of_the_plain_exhaustive_search(monkeypatch, single_cards):
+    """The retry's depth-first order as the only search, with runs moving as units or (the retry's default) as
+    single cards where runs stand for them: the same cross-check of every rule combination against the plain
+    exhaustive search, wins replayed.  Orders and move units decide only how soon; the retry's verdicts rest on
+    the same exhaustiveness as the first search's."""
     import test_open_solitaire as base
 
-    monkeypatch.setattr(osol, "SEARCH_ORDERS", (osol.ORDER_DEPTH_FIRST,))
+    monkeypatch.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_DEPTH_FIRST, single_cards),))
     base.test_solver_verdicts_match_a_plain_exhaustive_search_on_small_positions()
 
 
@@ -121,7 +123,7 @@ def test_the_retry_decides_a_deal_the_guide_left_unknown(monkeypatch):
     rules = dataclasses.replace(_srules("freecell", cells=2), max_nodes=20_000)
     both = osol.solve_deal(deal, rules)
     default = osol.SEARCH_ORDERS
-    monkeypatch.setattr(osol, "SEARCH_ORDERS", (osol.ORDER_GUIDE,))
+    monkeypatch.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_GUIDE, False),))
     guide = osol.solve_deal(deal, rules)
     assert guide.outcome == UNKNOWN and both.outcome == WON and both.nodes > guide.nodes
     g = get_game("freecell")
