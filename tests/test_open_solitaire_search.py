@@ -114,6 +114,46 @@ def test_depth_first_order_alone_keeps_the_verdicts_of_the_plain_exhaustive_sear
     base.test_solver_verdicts_match_a_plain_exhaustive_search_on_small_positions()
 
 
+def test_probes_keep_the_verdicts_of_the_plain_exhaustive_search(monkeypatch):
+    """A probe after 3 guide expansions, of 8 expansions of its own: on the small positions of the cross-check
+    it decides some deals (wins and empty heaps) and leaves the others to the guide, and every verdict still
+    equals the plain exhaustive search's, wins replayed."""
+    import test_open_solitaire as base
+
+    monkeypatch.setattr(osol, "PROBE_AT", 3)
+    monkeypatch.setattr(osol, "PROBE_NODES", 8)
+    decided = {"probe": 0, "guide": 0}
+    real = osol._advance
+
+    def advance(rel, params, ws, ctl, stop):
+        real(rel, params, ws, ctl, stop)
+        if ctl[osol.C_ORDER] == osol.ORDER_DEPTH_FIRST and stop == 8:
+            decided["probe" if ctl[osol.C_OUTCOME] in (WON, UNSOLVABLE) else "guide"] += 1
+
+    monkeypatch.setattr(osol, "_advance", advance)
+    base.test_solver_verdicts_match_a_plain_exhaustive_search_on_small_positions()
+    assert decided["probe"] >= 5 and decided["guide"] >= 5, decided  # 14 and 8 as written
+
+
+def test_the_probe_wins_a_deal_the_guide_leaves_unknown(monkeypatch):
+    """FreeCell with 3 cells, seed 99 deal 220: without the probe the guide's search stores 300,000 positions
+    and stops unknown; with it, the probe (single cards, depth first) wins within its 20,000 expansions after
+    the guide's 50,000, and the win replays through the checker (play_one replays every win)."""
+    import dataclasses
+
+    deal = seeded_deals(DECK_52, 99, 220, 1)[0]
+    rules = dataclasses.replace(_srules("freecell", cells=3), max_nodes=300_000)
+    with monkeypatch.context() as m:
+        m.setattr(osol, "PROBE_AT", 0)
+        m.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_GUIDE, False),))
+        assert osol.solve_deal(deal, rules).outcome == UNKNOWN
+    probed = osol.solve_deal(deal, rules)
+    assert probed.outcome == WON and osol.PROBE_AT < probed.nodes <= osol.PROBE_AT + osol.PROBE_NODES
+    g = get_game("freecell")
+    row = g.play_one(deal, g.rules(overrides={"cells": 3, "max_nodes": 300_000}), True).row
+    assert row["outcome"] == "won" and row["nodes"] == probed.nodes
+
+
 def test_the_retry_decides_a_deal_the_guide_left_unknown(monkeypatch):
     """FreeCell with 2 cells, seed 99 deal 128, at 20,000 positions: the guide's search runs out of positions,
     the depth-first retry then wins, and its solution replays through the checker (play_one replays every win)."""
