@@ -53,8 +53,9 @@ The search (issue 11).
   misjudges.  Its verdicts rest on the same exhaustiveness (every position
   it reaches is stored, and it answers unsolvable only with its heap empty),
   so a verdict is sound whichever search gives it.  Decided deals never see
-  it; an unknown costs at most twice as much.  ``nodes`` counts the
-  expansions of both searches, ``max_seconds`` bounds them together.
+  it; an unknown costs at most three times as much (see below).  ``nodes``
+  counts the expansions of every search, ``max_seconds`` bounds them
+  together.
 * The retry moves single cards.  Where runs are shorthand for single-card
   moves (``limited``: see "Sequence moves"; not ``unlimited``, whose runs
   single cards cannot always make), the retry generates single-card moves
@@ -76,7 +77,13 @@ The search (issue 11).
   search it would be poor (3 cells, 1,000 deals at 2 x 10^6 positions: 904
   won and 87 unknown, where the guide leaves 1 unknown), so it stays the
   retry.  Its solutions are long (1,107 moves for deal 220; 9,609 for 6
-  columns deal 54): a depth-first line keeps its detours.
+  columns deal 54): a depth-first line keeps its detours.  It is not better
+  on every deal: FreeCell with 7 columns deal 494 (seed 99), which the
+  depth-first search with runs wins after the guide's 10^7 positions (5.6 M
+  expansions of its own), stays unknown with single cards.  So a deal both
+  leave unknown gets a third search, depth first with runs; where the two
+  would be the same search (King Albert's one-card rule, ``unlimited``
+  runs) it is not made again.
 * The probe.  The retry's search is also run early, briefly, for the deals
   the guide finds hard: once the guide's search has made PROBE_AT = 50,000
   expansions and the deal is still open, a depth-first search with single
@@ -1067,8 +1074,9 @@ BOTTOM = 52
 IN_CELL = 53
 N_ATOMS = 52 * 54
 # The searches a deal gets, in turn, each only if the ones before left it unknown by max_nodes (module docstring,
-# "The search"): the guide's, then the depth-first retry.
-SEARCH_ORDERS = ((ORDER_GUIDE, False), (ORDER_DEPTH_FIRST, True))
+# "The search"): (order, single cards) for the guide's, then the depth-first retries, with single cards and with
+# runs (a search the same as one already made, as in King Albert's one-card rule, is skipped).
+SEARCH_ORDERS = ((ORDER_GUIDE, False), (ORDER_DEPTH_FIRST, True), (ORDER_DEPTH_FIRST, False))
 
 
 @nb.njit(cache=True)
@@ -1563,8 +1571,12 @@ def solve_state(st: np.ndarray, rel: np.ndarray, rules: SolverRules, ws: Workspa
         ws.seen_gen = 1
     won_in, won_params, won_ctl = ws, params, ctl  # the search whose tables hold the win, if any
     decided = False
+    made = set()
     for order, single_cards in SEARCH_ORDERS:
         params[P_SINGLE] = _single_cards(rules, single_cards)
+        if (order, int(params[P_SINGLE])) in made:
+            continue  # the same search again would give the same answer
+        made.add((order, int(params[P_SINGLE])))
         _begin(start, rel, params, ws, order, ctl)
         probe_due = PROBE_AT if order == ORDER_GUIDE and PROBE_AT > 0 and PROBE_NODES > 0 else -1
         timed_out = False
