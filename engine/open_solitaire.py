@@ -1548,6 +1548,19 @@ def _single_cards(rules: SolverRules, wanted: bool) -> int:
     return 1 if rules.single_card or (wanted and not rules.unlimited) else 0
 
 
+def _probe(start: np.ndarray, rel: np.ndarray, params: np.ndarray, rules: SolverRules,
+           ws: Workspace) -> tuple[Workspace, np.ndarray, np.ndarray]:
+    """PROBE_NODES expansions of the single-card depth-first search from ``start`` in ws's probe tables
+    (module docstring, "The probe"); returns those tables, the probe's params and its ctl."""
+    pws = ws.probe_workspace(rules.max_nodes)
+    pparams = params.copy()
+    pparams[P_SINGLE] = _single_cards(rules, True)
+    pctl = np.zeros(CTL_SIZE, dtype=np.int64)
+    _begin(start, rel, pparams, pws, ORDER_DEPTH_FIRST, pctl)
+    _advance(rel, pparams, pws, pctl, PROBE_NODES)
+    return pws, pparams, pctl
+
+
 def solve_state(st: np.ndarray, rel: np.ndarray, rules: SolverRules, ws: Workspace | None = None) -> Solution:
     """Solve an arbitrary position (uint8[STATE_SIZE]) with relative ranks rel (int64[52]).
 
@@ -1569,8 +1582,7 @@ def solve_state(st: np.ndarray, rel: np.ndarray, rules: SolverRules, ws: Workspa
     if ws.seen_gen > 65535:  # the stamps wrap: forget every deal's atoms once
         ws.seen[:] = 0
         ws.seen_gen = 1
-    won_in, won_params, won_ctl = ws, params, ctl  # the search whose tables hold the win, if any
-    decided = False
+    won_in, won_params, won_ctl = ws, params, ctl  # the search that gave the verdict (the probe's, if it did)
     made = set()
     for order, single_cards in SEARCH_ORDERS:
         params[P_SINGLE] = _single_cards(rules, single_cards)
@@ -1589,24 +1601,18 @@ def solve_state(st: np.ndarray, rel: np.ndarray, rules: SolverRules, ws: Workspa
                 break
             if probe_due >= 0 and ctl[C_NODES] >= probe_due:
                 probe_due = -1
-                pws = ws.probe_workspace(rules.max_nodes)
-                pparams = params.copy()
-                pparams[P_SINGLE] = _single_cards(rules, True)
-                pctl = np.zeros(CTL_SIZE, dtype=np.int64)
-                _begin(start, rel, pparams, pws, ORDER_DEPTH_FIRST, pctl)
-                _advance(rel, pparams, pws, pctl, PROBE_NODES)
+                pws, pparams, pctl = _probe(start, rel, params, rules, ws)
                 nodes += int(pctl[C_NODES])
                 best = max(best, int(pctl[C_BEST]))
                 if pctl[C_OUTCOME] in (WON, UNSOLVABLE):  # an exhaustive search's verdict, whichever gives it
                     won_in, won_params, won_ctl = pws, pparams, pctl
-                    decided = True
                     break
             if limit > 0 and time.process_time() - c0 >= limit:
                 ctl[C_OUTCOME] = UNKNOWN
                 timed_out = True
         nodes += int(ctl[C_NODES])
         best = max(best, int(ctl[C_BEST]))
-        if decided or ctl[C_OUTCOME] != UNKNOWN or timed_out:
+        if won_ctl is not ctl or ctl[C_OUTCOME] != UNKNOWN or timed_out:
             break
     sol = np.zeros(0, dtype=np.int64)
     if won_ctl[C_OUTCOME] == WON:

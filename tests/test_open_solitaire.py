@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -566,8 +567,8 @@ def test_the_solver_path_proves_the_stored_text(monkeypatch):
 
 
 def _old_rule_closure_count(layout: ref.Layout) -> int:
-    """How many cards point 3's first condition alone would send up (both other-colour cards of one rank
-    lower already up), applied until nothing moves: the closure before point 3c, written out plainly."""
+    """How many cards point 3's condition alone would send up (both other-colour cards of one rank lower
+    already up), applied until nothing moves, written out plainly: more than this means point 3c fired."""
     here = layout.copy()
     moved = 0
     changed = True
@@ -677,6 +678,31 @@ def test_point_3c_fires_on_a_hand_made_position():
         assert osol._closure(st2, rel, srules.params(), np.zeros(0, dtype=np.int64), 0) == 0, behind
 
 
+def _alternate_cross_check(rng: random.Random, cells: int, per_rule: int, point3: bool,
+                           beyond: Callable[[ref.Layout], int]) -> tuple[dict, dict]:
+    """``per_rule`` positions of :func:`_alternate_position` per sequence and empty-column rule, each solved and
+    checked against the plain exhaustive search (wins replayed): the counts of won and lost verdicts, and of
+    the positions whose closure sends up more cards than ``beyond(layout)`` (the rule under test fired)."""
+    fired = {True: 0, False: 0}
+    verdicts = {True: 0, False: 0}
+    for seq in ("unlimited", "limited"):
+        for empty in ("any", "kings", "none"):
+            tried = 0
+            while tried < per_rule:
+                made = _alternate_position(rng, cells, seq, empty, point3=point3)
+                if made is None:
+                    continue
+                layout, rrules, srules = made
+                truth = _solver_agrees_with_exhaustive(layout, rrules, srules, 0, 4_000)
+                if truth is None:
+                    continue
+                tried += 1
+                verdicts[truth] += 1
+                if _closure_count(layout, srules) > beyond(layout):
+                    fired[truth] += 1
+    return verdicts, fired
+
+
 def test_point_3_fires_where_point_3c_would_not():
     """7H next on its foundation with both black Sevens up (nothing can ever go onto 7H: point 3) but
     diamonds four behind (only to 2D, so point 3c's condition fails): the closure sends 7H up and nothing
@@ -702,24 +728,7 @@ def test_point_3_in_alternating_colours_agrees_with_a_plain_exhaustive_search(ce
     """Point 3's own condition beside 3c's (the solver sends a card up when either holds), on positions built
     so that only point 3's holds: the verdicts equal those of the search that applies no automatic move, wins
     replay, and the rule fires on both won and lost positions."""
-    rng = random.Random(97 + cells)
-    fired = {True: 0, False: 0}
-    verdicts = {True: 0, False: 0}
-    for seq in ("unlimited", "limited"):
-        for empty in ("any", "kings", "none"):
-            tried = 0
-            while tried < 15:
-                made = _alternate_position(rng, cells, seq, empty, point3=True)
-                if made is None:
-                    continue
-                layout, rrules, srules = made
-                truth = _solver_agrees_with_exhaustive(layout, rrules, srules, 0, 4_000)
-                if truth is None:
-                    continue
-                tried += 1
-                verdicts[truth] += 1
-                if _closure_count(layout, srules) > 0:
-                    fired[truth] += 1
+    verdicts, fired = _alternate_cross_check(random.Random(97 + cells), cells, 15, True, lambda layout: 0)
     assert verdicts[True] >= 20 and verdicts[False] >= 5, verdicts
     assert fired[True] >= 15 and fired[False] >= 3, fired
 
@@ -761,24 +770,7 @@ def test_point_3c_agrees_with_a_plain_exhaustive_search(cells):
     included, and applies no automatic move: on positions built so that 3c fires, under every combination of
     sequence moves and empty-column rules, the verdicts agree and every win replays.  The rule must really
     fire: on many of the checked positions the closure sends up more cards than point 3's old condition."""
-    rng = random.Random(311 + cells)
-    fired = {True: 0, False: 0}
-    verdicts = {True: 0, False: 0}
-    for seq in ("unlimited", "limited"):
-        for empty in ("any", "kings", "none"):
-            tried = 0
-            while tried < 25:
-                made = _alternate_position(rng, cells, seq, empty)
-                if made is None:
-                    continue
-                layout, rrules, srules = made
-                truth = _solver_agrees_with_exhaustive(layout, rrules, srules, 0, 4_000)
-                if truth is None:
-                    continue
-                tried += 1
-                verdicts[truth] += 1
-                if _closure_count(layout, srules) > _old_rule_closure_count(layout):
-                    fired[truth] += 1
+    verdicts, fired = _alternate_cross_check(random.Random(311 + cells), cells, 25, False, _old_rule_closure_count)
     # both kinds of position, and the rule firing on both kinds, or the test proves little
     assert verdicts[True] >= 30 and verdicts[False] >= 5, verdicts
     assert fired[True] >= 20 and fired[False] >= 3, fired
