@@ -1845,16 +1845,22 @@ class OpenGame:
         sol = solve_state(st, rel, rules, ws)
         text = ""
         if sol.outcome == WON:
-            judge = cls.reference
-            try:
-                layout = judge.deal_layout([int(c) for c in deal], ref_rules)
-                text = judge.format_solution(layout, ref_rules, reference_moves(layout, ref_rules, sol.codes, judge))
-            except Exception as exc:  # noqa: BLE001 - a card the layout does not hold: a solver bug
-                raise SolverError(f"solver's solution cannot be located in the layout: {exc}") from None
-            why = judge.check_solution_text(layout, ref_rules, text)
+            layout, text = cls.line_text(deal, ref_rules, sol.codes)
+            why = cls.reference.check_solution_text(layout, ref_rules, text)
             if why is not None:
                 raise SolverError(f"solver's solution rejected by the checker: {why}")
         return sol, text
+
+    @classmethod
+    def line_text(cls, deal: np.ndarray, ref_rules: Any, codes: np.ndarray) -> tuple[Any, str]:
+        """The judge's opening layout of ``deal`` and a line of card codes written as solution text (located in
+        the layout, not yet checked)."""
+        judge = cls.reference
+        try:
+            layout = judge.deal_layout([int(c) for c in deal], ref_rules)
+            return layout, judge.format_solution(layout, ref_rules, reference_moves(layout, ref_rules, codes, judge))
+        except Exception as exc:  # noqa: BLE001 - a card the layout does not hold: a solver bug
+            raise SolverError(f"solver's solution cannot be located in the layout: {exc}") from None
 
     @classmethod
     def play_batch_with(cls, decks: np.ndarray, rules: SolverRules, ref_rules: Any) -> dict[str, np.ndarray]:

@@ -17,8 +17,9 @@ included).  Ours are play_batch's CPU seconds on the same deals, every win repla
 
 Solvitaire's deal files have no cells (its schema allows none), so the rows that deal cards to cells (Eight
 Off, Fore Cell, Seahaven Towers) run on Solvitaire's own random deals instead (``--random SEED``, seeds from 0;
-timing only, no verdict comparison), and so does Raglan (Aces dealt to the foundations).  A verdict that differs on a deal that both
-decided is a bug in one of the two solvers or in a rule reading; the script lists those deals.
+timing only, no verdict comparison), and so does Raglan (Aces dealt to the foundations).  A verdict that
+differs on a deal that both decided is a bug in one of the two solvers or in a rule reading; the script lists
+those deals.
 
     .venv/bin/python scripts/bench_solvitaire.py --solvitaire /path/to/solvitaire --deals 1000 \\
         --rows "freecell cells=3,bakers_game"
@@ -71,8 +72,9 @@ def card_name(c: int) -> str:
 
 def deal_file(game: str, overrides: dict, deal) -> dict:
     """Our opening layout of ``deal`` as a Solvitaire deal: columns bottom first, cells or King Albert's reserve."""
-    solver = get_game(game).play_batch.__self__  # the game's OpenGame: its judge lays the deal out
-    layout = solver.reference.deal_layout([int(c) for c in deal], solver.reference_rules(get_game(game).rules(overrides=overrides)))
+    g = get_game(game)
+    solver = g.play_batch.__self__  # the game's OpenGame: its judge lays the deal out
+    layout = solver.reference.deal_layout([int(c) for c in deal], solver.reference_rules(g.rules(overrides=overrides)))
     out: dict = {"tableau piles": [[card_name(c) for c in col] for col in layout.columns]}
     if hasattr(layout, "reserve"):
         out["reserve"] = [card_name(c) for c in layout.reserve if c is not None]

@@ -210,10 +210,8 @@ def _replays(game: str, over: dict, deal, codes) -> bool:
     g = get_game(game)
     solver = g.play_batch.__self__
     rr = solver.reference_rules(g.rules(overrides=over))
-    judge = solver.reference
-    layout = judge.deal_layout([int(c) for c in deal], rr)
-    text = judge.format_solution(layout, rr, osol.reference_moves(layout, rr, codes, judge))
-    return judge.check_solution_text(layout, rr, text) is None
+    layout, text = solver.line_text(deal, rr, codes)
+    return solver.reference.check_solution_text(layout, rr, text) is None
 
 
 def test_depth_first_lines_are_cut_short(monkeypatch):
@@ -233,11 +231,12 @@ def test_depth_first_lines_are_cut_short(monkeypatch):
 @pytest.mark.parametrize("game,over", [("freecell", {}), ("bakers_game", {}), ("penguin", {})])
 def test_detours_put_into_a_line_are_cut_out(game, over):
     """Into the guide's winning lines of a few deals, detours are put at every tenth code where one can be: a
-    card built on another to a free cell and straight back.  The longer line still wins (checked), and the shortcut gives back a winning
-    line no longer than the one before the detours."""
+    card built on another to a free cell and straight back.  The longer line still wins (checked), and the
+    shortcut gives back a winning line no longer than the one before the detours."""
     rng = np.random.default_rng(7)
     g = get_game(game)
     sr = g.play_batch.__self__.solver_rules(g.rules(overrides=over))
+    params = sr.params()
     detoured = 0
     for deal in seeded_deals(DECK_52, 5, 0, 6):
         st, rel = osol.deal_position(deal, sr)
@@ -248,17 +247,16 @@ def test_detours_put_into_a_line_are_cut_out(game, over):
         for k, code in enumerate(sol.codes):
             if k % 10 == 5:
                 cols, cells, _ = osol.position_columns(ps, sr)
-                params = sr.params()
                 built = [c for c in cols if len(c) >= 2 and osol._accepts(c[-1], c[-2], rel, params)]
                 if len(cells) < sr.cells and built:  # a built card to a cell and back onto the card it left
                     col = built[int(rng.integers(len(built)))]
                     line += [col[-1] * 64 + osol.TO_CELL, col[-1] * 64 + col[-2]]
                     detoured += 1
             line.append(int(code))
-            assert osol._apply_code(ps, int(code), sr.params())
+            assert osol._apply_code(ps, int(code), params)
         line = np.array(line, dtype=np.int64)
         assert _replays(game, over, deal, line)
-        cut = osol._shortcut(st, rel, sr.params(), line)
+        cut = osol._shortcut(st, rel, params, line)
         assert len(cut) <= len(sol.codes)
         assert _replays(game, over, deal, cut)
     assert detoured >= 5
