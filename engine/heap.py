@@ -45,3 +45,48 @@ def heap_pop(heap, size):
         heap[i] = t
         i = c
     return top, size
+
+
+@nb.njit(cache=True, inline="always")
+def _before(keys, a, b):
+    return keys[a] < keys[b] or (keys[a] == keys[b] and a < b)
+
+
+@nb.njit(cache=True)
+def index_heap_push(heap, size, keys, i):
+    """Add index ``i`` to the heap ``heap[:size]`` of indices ordered by (keys[index], index); returns the new size.
+    The keys stay in their own array (an index's key must not change while it waits), so an entry costs only
+    the index's width."""
+    j = size
+    while j > 0:
+        par = (j - 1) >> 1
+        if _before(keys, heap[par], i):
+            break
+        heap[j] = heap[par]
+        j = par
+    heap[j] = i
+    return size + 1
+
+
+@nb.njit(cache=True)
+def index_heap_pop(heap, size, keys):
+    """Remove the first index of ``heap[:size]`` (see :func:`index_heap_push`); returns (that index, the new size)."""
+    top = heap[0]
+    size -= 1
+    if size == 0:
+        return top, size
+    last = heap[size]
+    j = 0
+    while True:
+        a = 2 * j + 1
+        if a >= size:
+            break
+        c = a
+        if a + 1 < size and _before(keys, heap[a + 1], heap[a]):
+            c = a + 1
+        if _before(keys, last, heap[c]):
+            break
+        heap[j] = heap[c]
+        j = c
+    heap[j] = last
+    return top, size

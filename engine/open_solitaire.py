@@ -12,8 +12,9 @@ canonical form.  It answers
                     stored and expanded (the search is exhaustive), and the
                     pruning is sound (see below);
 * ``unknown``    -- when the table would have to hold more than ``max_nodes``
-                    positions, or (``max_seconds``, off by default) when the
-                    deal has used that many CPU seconds.
+                    positions (the sweep: see below), or (``max_seconds``,
+                    off by default) when the deal has used that many CPU
+                    seconds.
 
 The search (issue 11).
 * Two orders, one table.  Positions wait in a heap ordered by the guide
@@ -53,7 +54,8 @@ The search (issue 11).
   misjudges.  Its verdicts rest on the same exhaustiveness (every position
   it reaches is stored, and it answers unsolvable only with its heap empty),
   so a verdict is sound whichever search gives it.  Decided deals never see
-  it; an unknown costs at most three times as much (see below).  ``nodes``
+  it; an unknown costs at most three times as much, plus the sweep's budget
+  (see below).  ``nodes``
   counts the expansions of every search, ``max_seconds`` bounds them
   together.
 * The retry moves single cards.  Where runs are shorthand for single-card
@@ -117,6 +119,61 @@ The search (issue 11).
   5,165 to 515; a few milliseconds a line.  The guide's lines are left as
   they are (on 200 FreeCell deals the same pass shortened them by 4% and
   cost 4% of the solving time; Penguin's not at all).
+* The sweep.  A deal that all three searches leave unknown is searched a
+  last time, exhaustively, by *layers* that no move can go back to.  Call a
+  card blocked when it lies in a column on a card it could not be built on
+  (so, from the deal: nothing ever makes a new one), and call the cards up
+  *kept*: all of them, or under worrying back those of rank at most m + 1,
+  m the lowest foundation's height.  Claim: along any move the search makes,
+  with its safe moves, the kept cards never fall, and when they stay the
+  same the set of blocked cards can only shrink.  Proof: every card that
+  moves is put onto a card it builds on, into an empty column, into a cell,
+  or up, so no new card is blocked; a blocked card x stays blocked until x
+  itself moves, since the card under it cannot move while x lies on it.
+  Foundations only grow, and so does m, except that under worrying back a
+  foundation's top card may be played back; the search never plays back a
+  card of rank at most m + 1 (point 3b's condition holds for it, so the
+  closure would send it straight back up: see _gen_worry_moves), so a card
+  played back has rank at least m + 2, m stays, and no kept card leaves.  So
+  the layer key (``_sweep_layer``: kept cards x 2^52, plus the set of cards
+  that are *not* blocked as 52 bits) never falls: a subset's complement,
+  read as a number, is at least the set's.  The sweep expands the positions
+  in order of layer (a heap of record numbers keyed by layer, 4 bytes an
+  entry; within a layer, by record).  Once the next position waiting is in
+  a higher layer than the last expanded, every position expanded so far is
+  in a finished layer, and no position stored from then on can be in it
+  (it would be the child of a position of that layer or lower, all
+  expanded): those records are freed, to a free list threaded through them,
+  and the table is stamped anew with the rest (a fresh generation,
+  ``_reinsert``).  Freeing is a pass over the records, so it is made when
+  the finished records are at least half the live ones, or when a new
+  position needs their room.  Duplicates are still found exactly among
+  every position that can still be met.  Soundness: ``unsolvable`` only
+  when the heap is empty; then every position stored was expanded, and
+  every child of each was stored or found live in the table (a freed one
+  cannot be its child), so the stored set is closed under the search's
+  moves, holds the root and no won position, and point 3d applies as to any
+  exhaustive search.  Each position's parent link and move (8 bytes) are
+  kept apart from the records and outlive them, so a win found here has its
+  line.  Memory: the live records are the layer being expanded and the
+  higher ones found so far; measured on unsolvable FreeCell deals with 1
+  cell (seed 99 deals 0, 16, 23, 24, 7: 16,310 to 4.47 M positions
+  reachable), the least room in which the sweep decides them is 17%-38% of
+  the reachable set (the larger deals the higher), where layers by cards up
+  alone needed from a third to over half of the four small ones.  A live
+  record costs its 48 bytes, 16 of layer, number and heap entry, and two to
+  four table slots, so the sweep may hold SWEEP_LIVE = 3 x max_nodes at
+  once (the arrays are reserved, not touched, and replace the other
+  searches' records) and store SWEEP_TOTAL = 4 x max_nodes in all.  Per
+  expansion it is no slower than the guide (deal 7 above, exhaustive
+  either way: 26.9 CPU-s against the guide's 32.9).  The order, fewest
+  cards up first, is the opposite of a win finder's (FreeCell with 3 cells,
+  seed 99 deals 0-4: unknown at 10^7 live positions, deals the guide wins in
+  a second), so it comes last, for the deals too large to store whole; a
+  deal decided by the other searches never sees it, and one it cannot
+  decide pays up to SWEEP_TOTAL x max_nodes expansions more.  It moves
+  single cards where runs stand for them (the same positions; fewer moves to
+  try at each).
 * Slices and the clock.  numba's compiled code cannot read a clock, so with
   ``max_seconds`` the search runs in slices of SLICE_NODES expansions; its
   state (heap sizes, counts, the best foundation) lives in an int64 vector
@@ -399,7 +456,7 @@ import numpy as np
 
 from engine.cards import DECK_52
 from engine.deals import batch_of_deals, read_only_uint8
-from engine.heap import heap_pop, heap_push
+from engine.heap import heap_pop, heap_push, index_heap_pop, index_heap_push
 from engine.outcomes import OUTCOMES, UNKNOWN, UNSOLVABLE, WON, SolverError
 from engine.reference import open_solitaire as ref
 from engine.registry import Column, GameSpec, PlayResult, new_columns
@@ -1049,25 +1106,34 @@ def _lookup_insert_h(w, h, recs, nrec, table, gen):
 
 
 @nb.njit(cache=True)
-def _rehash(recs, nrec, tsize):
-    """A new table of tsize slots (generation 1) holding records 0..nrec-1."""
-    table = np.zeros(tsize, dtype=np.uint64)
-    mask = tsize - 1
-    g = np.uint64(1)
+def _reinsert(recs, nrec, table, gen, lay):
+    """Enter records 0..nrec-1 into the table under generation ``gen`` (slots of any other stamp count as free),
+    but for those whose ``lay`` is negative (the sweep's free records; ``lay`` may be shorter than nrec)."""
+    mask = table.shape[0] - 1
+    g = np.uint64(gen)
     for e in range(nrec):
+        if e < lay.shape[0] and lay[e] < 0:
+            continue
         h = _hash(recs[e])
         s = np.int64(h & np.uint64(mask))
         while (table[s] >> np.uint64(52)) == g:
             s = (s + 1) & mask
         want = (g << np.uint64(20)) | ((h >> np.uint64(44)) & np.uint64(0xFFFFF))
         table[s] = (want << np.uint64(32)) | np.uint64(e)
+
+
+@nb.njit(cache=True)
+def _rehash(recs, nrec, tsize):
+    """A new table of tsize slots (generation 1) holding records 0..nrec-1."""
+    table = np.zeros(tsize, dtype=np.uint64)
+    _reinsert(recs, nrec, table, 1, np.zeros(0, dtype=np.int64))
     return table
 
 
 # --- the search, resumable: its scalars live in ctl between slices ------------------
 (C_HSIZE, C_NREC, C_NODES, C_BEST, C_OUTCOME, C_GOALP, C_GOALC, C_STOP, C_GEN, C_HSIZE2, C_SECOND_AT, C_SECOND_ON,
- C_SINK, C_SEEN_GEN, C_ORDER) = range(15)
-CTL_SIZE = 15
+ C_SINK, C_SEEN_GEN, C_ORDER, C_LAYER, C_HIGH, C_TOTAL, C_FREE, C_DONE, C_DONE_HERE) = range(21)
+CTL_SIZE = 21
 KID_CHUNK = 64  # children handled together (their table probes overlap)
 STATE_WORDS = (STATE_SIZE + 7) // 8  # the search's own positions are padded to whole words, copied word by word
 RUNNING = -1
@@ -1080,6 +1146,9 @@ DEPTH_MAX = 1 << 18
 # The searches' orders (ctl[C_ORDER]): the guide, with the second order below once SECOND_AT positions are stored;
 # or the retry's depth first order, siblings by the kind of move (module docstring, "The search").
 ORDER_GUIDE, ORDER_DEPTH_FIRST = 0, 1
+# The sweep (module docstring, "The sweep"): an exhaustive search by layers no move goes back to (cards up for
+# good, then the cards no longer blocked) that forgets each layer once it is done; the last search a deal gets.
+ORDER_SWEEP = 2
 # The second order (started once SECOND_AT positions are stored, 0: never): novel positions first, then the most
 # cards up, then the guide (module docstring, "The search").  The two orders take turns over one table, so every
 # stored position is still expanded once.
@@ -1092,7 +1161,12 @@ N_ATOMS = 52 * 54
 # The searches a deal gets, in turn, each only if the ones before left it unknown by max_nodes (module docstring,
 # "The search"): (order, single cards) for the guide's, then the depth-first retries, with single cards and with
 # runs (a search the same as one already made, as in King Albert's one-card rule, is skipped).
-SEARCH_ORDERS = ((ORDER_GUIDE, False), (ORDER_DEPTH_FIRST, True), (ORDER_DEPTH_FIRST, False))
+SEARCH_ORDERS = ((ORDER_GUIDE, False), (ORDER_DEPTH_FIRST, True), (ORDER_DEPTH_FIRST, False), (ORDER_SWEEP, True))
+# The sweep's budget (module docstring, "The sweep"): at most SWEEP_LIVE x max_nodes positions held at once, at
+# most SWEEP_TOTAL x max_nodes stored in all (each costs 8 bytes of parent link and move for good, and one
+# expansion).
+SWEEP_LIVE = 3
+SWEEP_TOTAL = 4
 
 
 @nb.njit(cache=True)
@@ -1199,6 +1273,48 @@ def _grow(a, n, cap):
     return b
 
 
+@nb.njit(cache=True, inline="always")
+def _expansion_buffers():
+    """The scratch arrays of one expansion loop: (no safe-move log, moves, column order, the position expanded,
+    a chunk of children, their encodings, move codes, move kinds and hashes)."""
+    return (np.zeros(0, dtype=np.int64), np.zeros(2048, dtype=np.int64), np.zeros(MAXCOLS, dtype=np.int64),
+            np.zeros(STATE_WORDS * 8, dtype=np.uint8), np.zeros((KID_CHUNK, STATE_WORDS * 8), dtype=np.uint8),
+            np.zeros((KID_CHUNK, ENC_BYTES), dtype=np.uint8), np.zeros(KID_CHUNK, dtype=np.int64),
+            np.zeros(KID_CHUNK, dtype=np.int64), np.zeros(KID_CHUNK, dtype=np.uint64))
+
+
+@nb.njit(cache=True, inline="always")
+def _prepare_children(cur, mv, q0, q1, kids, encs, hashes, codes, kinds, with_kinds, rel, params, order, table,
+                      empty_out):
+    """Children q0..q1-1 of position cur (moves mv): each made, closed under safe moves, encoded and hashed into
+    row q - q0 of kids, encs, hashes, codes (and the move kinds, if asked), and its table slot read at once, so
+    the cache misses of the chunk's probes overlap instead of coming one after another.  Returns (the most
+    cards up among them, the first won child's q or -1, the bits read: kept so the reads are not dropped)."""
+    cur_w = cur.view(np.uint64)
+    mask = np.uint64(table.shape[0] - 1)
+    best = 0
+    sink = np.uint64(0)
+    for q in range(q0, q1):
+        ch = kids[q - q0]
+        ch_w = ch.view(np.uint64)
+        for t in range(STATE_WORDS):  # a word loop: much faster than numba's ch[:] = cur
+            ch_w[t] = cur_w[t]
+        if with_kinds:
+            kinds[q - q0] = _move_kind(mv[q], cur)
+        codes[q - q0] = _apply(ch, mv[q], params)
+        _closure(ch, rel, params, empty_out, 0)
+        f = _foundation_total(ch)
+        if f > best:
+            best = f
+        if f == 52:
+            return best, q, sink
+        _encode(ch, params, encs[q - q0], order)
+        hv = _hash(encs[q - q0].view(np.uint64))
+        hashes[q - q0] = hv
+        sink ^= table[np.int64(hv & mask)]
+    return best, np.int64(-1), sink
+
+
 @nb.njit(cache=True)
 def _search(rel, params, recs, parent, mcode, heap, heap2, table, ctl, seen):
     """Best-first search from the state in ctl until it is decided or ctl[C_NODES] reaches ctl[C_STOP].
@@ -1208,16 +1324,7 @@ def _search(rel, params, recs, parent, mcode, heap, heap2, table, ctl, seen):
     arrays, which may have grown.
     """
     max_nodes = params[P_MAXNODES]
-    empty_out = np.zeros(0, dtype=np.int64)
-    mv = np.zeros(2048, dtype=np.int64)
-    order = np.zeros(MAXCOLS, dtype=np.int64)
-    cur = np.zeros(STATE_WORDS * 8, dtype=np.uint8)
-    cur_w = cur.view(np.uint64)
-    kids = np.zeros((KID_CHUNK, STATE_WORDS * 8), dtype=np.uint8)
-    encs = np.zeros((KID_CHUNK, ENC_BYTES), dtype=np.uint8)
-    codes = np.zeros(KID_CHUNK, dtype=np.int64)
-    kinds = np.zeros(KID_CHUNK, dtype=np.int64)
-    hashes = np.zeros(KID_CHUNK, dtype=np.uint64)
+    empty_out, mv, order, cur, kids, encs, codes, kinds, hashes = _expansion_buffers()
     sink = np.uint64(0)
     hsize = ctl[C_HSIZE]
     hsize2 = ctl[C_HSIZE2]
@@ -1267,29 +1374,14 @@ def _search(rel, params, recs, parent, mcode, heap, heap2, table, ctl, seen):
             q1 = min(nm, q0 + KID_CHUNK)
             # every child of the chunk closed and encoded first, its table slot read at once: the cache misses
             # of the children's probes then overlap instead of coming one after another
-            mask = np.uint64(table.shape[0] - 1)
-            for q in range(q0, q1):
-                ch = kids[q - q0]
-                ch_w = ch.view(np.uint64)
-                for t in range(STATE_WORDS):  # a word loop: much faster than numba's ch[:] = cur
-                    ch_w[t] = cur_w[t]
-                if depth_first:
-                    kinds[q - q0] = _move_kind(mv[q], cur)
-                codes[q - q0] = _apply(ch, mv[q], params)
-                _closure(ch, rel, params, empty_out, 0)
-                f = _foundation_total(ch)
-                if f > best:
-                    best = f
-                if f == 52:
-                    ctl[C_GOALP] = idx
-                    ctl[C_GOALC] = codes[q - q0]
-                    outcome = WON
-                    break
-                _encode(ch, params, encs[q - q0], order)
-                hv = _hash(encs[q - q0].view(np.uint64))
-                hashes[q - q0] = hv
-                sink ^= table[np.int64(hv & mask)]
-            if outcome != RUNNING:
+            f, won, touched = _prepare_children(cur, mv, q0, q1, kids, encs, hashes, codes, kinds, depth_first,
+                                                rel, params, order, table, empty_out)
+            sink ^= touched
+            best = max(best, f)
+            if won >= 0:
+                ctl[C_GOALP] = idx
+                ctl[C_GOALC] = codes[won - q0]
+                outcome = WON
                 break
             for q in range(q0, q1):
                 w = encs[q - q0].view(np.uint64)
@@ -1300,13 +1392,15 @@ def _search(rel, params, recs, parent, mcode, heap, heap2, table, ctl, seen):
                         outcome = UNKNOWN
                         break
                     continue
-                if nrec == recs.shape[0]:
+                if nrec >= recs.shape[0] or nrec >= parent.shape[0]:  # recs may be larger (the sweep's)
                     cap = min(2 * nrec, max_nodes)
-                    recs = _grow(recs, nrec, cap)
-                    parent = _grow(parent, nrec, cap)
-                    mcode = _grow(mcode, nrec, cap)
-                    heap = _grow(heap, hsize, cap)
-                    if second:
+                    if nrec >= recs.shape[0]:
+                        recs = _grow(recs, nrec, cap)
+                    if nrec >= parent.shape[0]:  # made together with mcode and the heap
+                        parent = _grow(parent, nrec, cap)
+                        mcode = _grow(mcode, nrec, cap)
+                        heap = _grow(heap, hsize, cap)
+                    if second and nrec >= heap2.shape[0]:
                         heap2 = _grow(heap2, hsize2, cap)
                 if 2 * (nrec + 1) > table.shape[0]:
                     table = _rehash(recs, nrec, table.shape[0] * 2)
@@ -1336,6 +1430,169 @@ def _search(rel, params, recs, parent, mcode, heap, heap2, table, ctl, seen):
     ctl[C_OUTCOME] = outcome
     ctl[C_SINK] = np.int64(sink & np.uint64(1))
     return recs, parent, mcode, heap, heap2, table
+
+
+@nb.njit(cache=True)
+def _sweep_layer(st, rel, params):
+    """The sweep's layer of position st (module docstring, "The sweep"): its cards up that can never come back
+    (all of them, or under worrying back those of rank at most one above the lowest foundation) times 2^52, plus
+    the set of the cards that are not blocked (a card is blocked when it lies on a card it could not be built
+    on), as 52 bits.  No move the search makes lowers it."""
+    blocked = np.int64(0)
+    for i in range(params[P_NCOLS]):
+        base = i * WIDTH
+        for p in range(1, np.int64(st[O_LEN + i])):
+            x = st[base + p]
+            if not _accepts(x, st[base + p - 1], rel, params):
+                blocked |= np.int64(1) << np.int64(x)
+    up = np.int64(_foundation_total(st))
+    if params[P_WORRY] != 0:
+        m = np.int64(min(min(st[O_FND], st[O_FND + 1]), min(st[O_FND + 2], st[O_FND + 3])))
+        up = 0
+        for s in range(4):
+            up += min(np.int64(st[O_FND + s]), m + 1)
+    return (up << 52) | (((np.int64(1) << 52) - 1) ^ blocked)
+
+
+@nb.njit(cache=True)
+def _sweep_drop(recs, lay, high, layer, table, gen, free):
+    """Free every live record below ``layer`` (all expanded, none can be met again): each is marked (lay -1) and
+    put on the free list threaded through its first word (the next free record + 1); the table is stamped anew
+    with the records left.  Returns (records freed, the table's generation, the free list's head)."""
+    freed = 0
+    for e in range(high):
+        u = lay[e]
+        if 0 <= u < layer:
+            lay[e] = -1
+            recs[e, 0] = np.uint64(free + 1)
+            free = e
+            freed += 1
+    gen += 1
+    if gen > GEN_MAX:
+        table[:] = 0
+        gen = 1
+    _reinsert(recs, high, table, gen, lay)
+    return freed, gen, free
+
+
+@nb.njit(cache=True)
+def _sweep(rel, params, recs, lay, rid, heap, parent, code, table, ctl, max_live, total_cap):
+    """The sweep (module docstring, "The sweep") from the state in ctl until it is decided or ctl[C_NODES]
+    reaches ctl[C_STOP].
+
+    Records 0..ctl[C_HIGH]-1 hold the live positions and the free ones (``lay``: each one's layer, -1 when free;
+    ``rid``: its number among all the positions stored, which indexes the links ``parent`` and ``code`` that
+    outlive the records).  The live records not yet expanded wait in ``heap`` by layer, then record number.  Once
+    the first of them is in a layer above ctl[C_LAYER], every record expanded so far is in a finished layer; they
+    are freed (``_sweep_drop``, a pass over the records and the table) when they are at least half the live ones,
+    or when a new position needs their room.  UNSOLVABLE when the heap is empty; UNKNOWN when a new position
+    would make more than ``max_live`` live (after freeing what can be freed) or ``total_cap`` stored in all.
+    Returns the work arrays, which may have grown.
+    """
+    empty_out, mv, order, cur, kids, encs, codes, kinds, hashes = _expansion_buffers()
+    sink = np.uint64(0)
+    nlive = ctl[C_NREC]
+    high = ctl[C_HIGH]
+    free = ctl[C_FREE]
+    hsize = ctl[C_HSIZE]
+    done = ctl[C_DONE]  # live records already expanded
+    done_here = ctl[C_DONE_HERE]  # ... of them in the layer being expanded (the others can be freed)
+    ntotal = ctl[C_TOTAL]
+    layer = ctl[C_LAYER]
+    nodes = ctl[C_NODES]
+    best = ctl[C_BEST]
+    gen = ctl[C_GEN]
+    stop = ctl[C_STOP]
+    outcome = RUNNING
+    while outcome == RUNNING:
+        if nodes >= stop:
+            break
+        if hsize == 0:
+            outcome = UNSOLVABLE
+            break
+        if lay[heap[0]] != layer:  # a new layer: every record expanded so far is in a finished one
+            layer = lay[heap[0]]
+            done_here = 0
+            if 2 * done >= nlive:
+                freed, gen, free = _sweep_drop(recs, lay, high, layer, table, gen, free)
+                nlive -= freed
+                done = 0
+        e, hsize = index_heap_pop(heap, hsize, lay)
+        _decode(recs[e].view(np.uint8), params, cur)
+        nodes += 1
+        done += 1
+        done_here += 1
+        pid = rid[e]
+        nm = _gen_moves(cur, rel, params, mv)
+        for q0 in range(0, nm, KID_CHUNK):
+            q1 = min(nm, q0 + KID_CHUNK)
+            f, won, touched = _prepare_children(cur, mv, q0, q1, kids, encs, hashes, codes, kinds, False,
+                                                rel, params, order, table, empty_out)
+            sink ^= touched
+            best = max(best, f)
+            if won >= 0:
+                ctl[C_GOALP] = pid
+                ctl[C_GOALC] = codes[won - q0]
+                outcome = WON
+                break
+            for q in range(q0, q1):
+                w = encs[q - q0].view(np.uint64)
+                hv = hashes[q - q0]
+                if nlive >= max_live and done > done_here:  # make room: free the finished layers now
+                    freed, gen, free = _sweep_drop(recs, lay, high, layer, table, gen, free)
+                    nlive -= freed
+                    done = done_here
+                if nlive >= max_live or ntotal >= total_cap:
+                    if _find_h(w, hv, recs, table, gen)[1] < 0:  # new: it needs room there is not
+                        outcome = UNKNOWN
+                        break
+                    continue
+                if free < 0 and (high >= recs.shape[0] or high >= lay.shape[0]):  # lay, rid, heap made together
+                    cap = min(2 * high, max_live)
+                    if high >= recs.shape[0]:
+                        recs = _grow(recs, high, cap)
+                    if high >= lay.shape[0]:
+                        lay = _grow(lay, high, cap)
+                        rid = _grow(rid, high, cap)
+                        heap = _grow(heap, hsize, cap)
+                if ntotal >= parent.shape[0]:
+                    cap = min(2 * ntotal, total_cap)
+                    parent = _grow(parent, ntotal, cap)
+                    code = _grow(code, ntotal, cap)
+                if 2 * (nlive + 1) > table.shape[0]:
+                    table = np.zeros(table.shape[0] * 2, dtype=np.uint64)
+                    gen = 1
+                    _reinsert(recs, high, table, gen, lay)
+                slot, after = high, free  # a free record if there is one (its next read before it is written)
+                if free >= 0:
+                    slot, after = free, np.int64(recs[free, 0]) - 1
+                if _lookup_insert_h(w, hv, recs, slot, table, gen)[1]:
+                    if slot == high:
+                        high += 1
+                    free = after
+                    lay[slot] = _sweep_layer(kids[q - q0], rel, params)
+                    rid[slot] = ntotal
+                    parent[ntotal] = pid
+                    code[ntotal] = codes[q - q0]
+                    hsize = index_heap_push(heap, hsize, lay, slot)
+                    nlive += 1
+                    ntotal += 1
+            if outcome != RUNNING:
+                break
+    ctl[C_NREC] = nlive
+    ctl[C_HIGH] = high
+    ctl[C_FREE] = free
+    ctl[C_HSIZE] = hsize
+    ctl[C_DONE] = done
+    ctl[C_DONE_HERE] = done_here
+    ctl[C_TOTAL] = ntotal
+    ctl[C_LAYER] = layer
+    ctl[C_NODES] = nodes
+    ctl[C_BEST] = best
+    ctl[C_GEN] = gen
+    ctl[C_OUTCOME] = outcome
+    ctl[C_SINK] = np.int64(sink & np.uint64(1))
+    return recs, lay, rid, heap, parent, code, table
 
 
 @nb.njit(cache=True)
@@ -1530,6 +1787,12 @@ class Workspace:
         self.seen = np.zeros((53, N_ATOMS), dtype=np.uint16)  # the second order's atoms (see _novel), by cards up
         self.seen_gen = 0
         self.probe: Workspace | None = None  # the probe's tables, made when first needed
+        # the sweep's (made at its first use): cards up and number of each live record, links of every position
+        self.lay = np.zeros(1, dtype=np.int64)
+        self.rid = np.zeros(1, dtype=np.int32)
+        self.sweep_heap = np.zeros(1, dtype=np.int32)
+        self.sweep_parent = np.zeros(1, dtype=np.int32)
+        self.sweep_code = np.zeros(1, dtype=np.int32)
 
     def reserve(self, max_nodes: int) -> None:
         """Make the per-position arrays hold ``max_nodes`` positions (mapped, not touched: see the class doc)."""
@@ -1545,6 +1808,28 @@ class Workspace:
         except MemoryError:
             return  # the search grows the arrays it has, by doubling, up to max_nodes
         self.recs, self.parent, self.mcode, self.heap, self.heap2 = recs, parent, mcode, heap, heap2
+
+    def reserve_sweep(self, max_nodes: int) -> None:
+        """Map the sweep's arrays (mapped, not touched, as :meth:`reserve`): the records and per-record arrays at
+        SWEEP_LIVE x ``max_nodes`` (the records replace the other searches' smaller array, which is dropped, so
+        the two never hold memory at once), the links at SWEEP_TOTAL x ``max_nodes``."""
+        n, total = SWEEP_LIVE * int(max_nodes), SWEEP_TOTAL * int(max_nodes)
+        if self.recs.shape[0] >= n and self.lay.shape[0] >= n and self.sweep_parent.shape[0] >= total:
+            return
+        try:
+            if self.recs.shape[0] < n:
+                self.recs = np.empty((n, REC_WORDS), dtype=np.uint64)
+            lay, rid, heap = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int32), np.empty(n, dtype=np.int32)
+            parent, code = np.empty(total, dtype=np.int32), np.empty(total, dtype=np.int32)
+        except MemoryError:
+            return  # the sweep grows the arrays it has, by doubling
+        self.lay, self.rid, self.sweep_heap, self.sweep_parent, self.sweep_code = lay, rid, heap, parent, code
+
+    def links(self, order: int) -> tuple[np.ndarray, np.ndarray]:
+        """(parent, move word) of the stored positions of the last search of this order made here."""
+        if order == ORDER_SWEEP:
+            return self.sweep_parent, self.sweep_code
+        return self.parent, self.mcode
 
     def probe_workspace(self, max_nodes: int) -> "Workspace":
         """The probe's own tables (module docstring, "The probe"), made at the first probe and kept with these."""
@@ -1588,6 +1873,7 @@ def _warm_up() -> None:
     ctl = np.zeros(CTL_SIZE, dtype=np.int64)
     ctl[C_OUTCOME] = UNSOLVABLE
     _search(rel, rules.params(), ws.recs, ws.parent, ws.mcode, ws.heap, ws.heap2, ws.table, ctl, ws.seen)
+    _sweep(rel, rules.params(), ws.recs, ws.lay, ws.rid, ws.sweep_heap, ws.sweep_parent, ws.sweep_code, ws.table, ctl, 1, 1)
 
 
 SLICE_NODES = 20_000  # expansions between two looks at the clock when max_seconds is set
@@ -1601,7 +1887,15 @@ _NO_STOP = np.iinfo(np.int64).max
 def _begin(start: np.ndarray, rel: np.ndarray, params: np.ndarray, ws: Workspace, order: int, ctl: np.ndarray) -> None:
     """Start a search of ``start`` in ws's tables: its root closed and stored, ctl set for :func:`_advance`."""
     st = start.copy()
-    _search_start(st, rel, params, ws.recs, ws.parent, ws.mcode, ws.heap, ws.table, ws.next_gen(), ctl)
+    if order == ORDER_SWEEP:
+        ws.reserve_sweep(int(params[P_MAXNODES]))
+        _search_start(st, rel, params, ws.recs, ws.sweep_parent, ws.sweep_code, np.zeros(1, dtype=np.int64),
+                      ws.table, ws.next_gen(), ctl)
+        ws.lay[0], ws.rid[0], ws.sweep_heap[0] = _sweep_layer(st, rel, params), 0, 0  # the root, closed: record 0
+        ctl[C_TOTAL], ctl[C_HIGH], ctl[C_HSIZE] = ctl[C_NREC], ctl[C_NREC], ctl[C_NREC]
+        ctl[C_LAYER], ctl[C_FREE], ctl[C_DONE], ctl[C_DONE_HERE] = -1, -1, 0, 0
+    else:
+        _search_start(st, rel, params, ws.recs, ws.parent, ws.mcode, ws.heap, ws.table, ws.next_gen(), ctl)
     ctl[C_ORDER] = order
     ctl[C_SECOND_AT] = SECOND_AT
     ctl[C_SEEN_GEN] = ws.seen_gen
@@ -1610,8 +1904,13 @@ def _begin(start: np.ndarray, rel: np.ndarray, params: np.ndarray, ws: Workspace
 def _advance(rel: np.ndarray, params: np.ndarray, ws: Workspace, ctl: np.ndarray, stop: int) -> None:
     """Run the search in ctl until it is decided or has made ``stop`` expansions in all."""
     ctl[C_STOP] = stop
-    ws.recs, ws.parent, ws.mcode, ws.heap, ws.heap2, ws.table = _search(
-        rel, params, ws.recs, ws.parent, ws.mcode, ws.heap, ws.heap2, ws.table, ctl, ws.seen)
+    if ctl[C_ORDER] == ORDER_SWEEP:
+        ws.recs, ws.lay, ws.rid, ws.sweep_heap, ws.sweep_parent, ws.sweep_code, ws.table = _sweep(
+            rel, params, ws.recs, ws.lay, ws.rid, ws.sweep_heap, ws.sweep_parent, ws.sweep_code, ws.table, ctl,
+            SWEEP_LIVE * int(params[P_MAXNODES]), SWEEP_TOTAL * int(params[P_MAXNODES]))
+    else:
+        ws.recs, ws.parent, ws.mcode, ws.heap, ws.heap2, ws.table = _search(
+            rel, params, ws.recs, ws.parent, ws.mcode, ws.heap, ws.heap2, ws.table, ctl, ws.seen)
     ws.gen = int(ctl[C_GEN])
 
 
@@ -1689,8 +1988,9 @@ def solve_state(st: np.ndarray, rel: np.ndarray, rules: SolverRules, ws: Workspa
             break
     sol = np.zeros(0, dtype=np.int64)
     if won_ctl[C_OUTCOME] == WON:
-        sol = _solution(start, rel, won_params, won_in.parent, won_in.mcode, won_ctl[C_GOALP], won_ctl[C_GOALC])
-        if won_ctl[C_ORDER] == ORDER_DEPTH_FIRST:  # a depth-first line keeps its detours: cut them out
+        parent, mcode = won_in.links(int(won_ctl[C_ORDER]))
+        sol = _solution(start, rel, won_params, parent, mcode, won_ctl[C_GOALP], won_ctl[C_GOALC])
+        if won_ctl[C_ORDER] != ORDER_GUIDE:  # a depth-first line keeps its detours, and so may the sweep's
             line_params = won_params.copy()
             line_params[P_SINGLE] = _single_cards(rules, False)  # runs, where the rules move them
             sol = _shortcut(start, rel, line_params, sol)

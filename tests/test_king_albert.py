@@ -260,6 +260,18 @@ def test_solver_verdicts_match_a_plain_exhaustive_search_on_small_positions():
     assert verdicts[True] >= 25 and verdicts[False] >= 10, verdicts
 
 
+def test_the_sweep_alone_agrees_with_the_plain_exhaustive_search(monkeypatch):
+    """The sweep as the only search (engine/open_solitaire.py, "The sweep"), whose layers under worrying back
+    count only the foundation cards that can never come back: the same cross-check, wins replayed, so no layer
+    it forgets is ever met again; and it proves the lost whole deals below lost."""
+    monkeypatch.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, False),))
+    test_solver_verdicts_match_a_plain_exhaustive_search_on_small_positions()
+    for preset in ("king_albert", "raglan"):
+        rules = _rules(preset)
+        for index in LOST_DEALS[preset]:
+            assert ka.solve_deal(seeded_deal(DECK_52, 2024, index), rules).outcome == UNSOLVABLE, (preset, index)
+
+
 # Whole seeded deals (seed 2024) whose plain exhaustive search ends in moments: the search with no pruning
 # tries every legal move from the deal, foundation cards played back included, and finds no win.
 LOST_DEALS = {"king_albert": (6, 13, 47, 128), "raglan": (4, 30, 70, 136)}

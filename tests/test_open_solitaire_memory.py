@@ -156,7 +156,8 @@ def _same(a: osol.Solution, b: osol.Solution) -> bool:
 def test_a_reused_workspace_answers_as_fresh_ones_and_as_growing_arrays(monkeypatch):
     """Deals of very different sizes on one Workspace (a won one of thousands of positions, an unknown that fills
     the budget, small ones after it, a budget raised between deals), against a fresh Workspace per deal and
-    against the grow-by-doubling path (the budget's arrays refused, as on a machine that cannot map them)."""
+    against the grow-by-doubling path (the budget's arrays refused, as on a machine that cannot map them).  The
+    unknown deal is swept last, whose records replace the other searches' smaller ones."""
     decks = seeded_deals(DECK_52, 99, 0, 8)
     small = _srules("freecell", {"cells": 2, "max_nodes": 10_000})
     large = _srules("freecell", {"cells": 2, "max_nodes": 40_000})
@@ -171,9 +172,10 @@ def test_a_reused_workspace_answers_as_fresh_ones_and_as_growing_arrays(monkeypa
     assert max(s.nodes for s in fresh) > 10_000 and min(s.nodes for s in fresh) < 2_000
 
     monkeypatch.setattr(osol.Workspace, "reserve", lambda self, n: None)
+    monkeypatch.setattr(osol.Workspace, "reserve_sweep", lambda self, n: None)
     ws = osol.Workspace(16)
     grown = [osol.solve_deal(d, r, ws) for d, r in runs]
-    assert ws.recs.shape[0] > 16  # the arrays really grew
+    assert ws.recs.shape[0] > 16 and ws.lay.shape[0] > 1  # the arrays really grew, the sweep's too
     assert all(_same(a, b) for a, b in zip(fresh, grown))
 
 

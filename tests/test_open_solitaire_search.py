@@ -260,3 +260,73 @@ def test_detours_put_into_a_line_are_cut_out(game, over):
         assert len(cut) <= len(sol.codes)
         assert _replays(game, over, deal, cut)
     assert detoured >= 5
+
+
+@pytest.mark.parametrize("single_cards", [False, True])
+def test_the_sweep_alone_keeps_the_verdicts_of_the_plain_exhaustive_search(monkeypatch, single_cards):
+    """The sweep as the only search (layers of cards up, each forgotten once done): the cross-check of every rule
+    combination against the plain exhaustive search, wins replayed.  Dropping a finished layer loses no position
+    that can still be met, so its verdicts are the plain search's."""
+    import test_open_solitaire as base
+
+    monkeypatch.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, single_cards),))
+    base.test_solver_verdicts_match_a_plain_exhaustive_search_on_small_positions()
+
+
+def _guide_alone(monkeypatch, deal, rules):
+    with monkeypatch.context() as m:
+        m.setattr(osol, "PROBE_AT", 0)
+        m.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_GUIDE, False),))
+        return osol.solve_deal(deal, rules)
+
+
+def test_the_sweep_proves_a_deal_unsolvable_in_half_the_table(monkeypatch):
+    """FreeCell with 1 cell, seed 99 deal 16: unsolvable, 25,831 positions reachable (the guide, exhaustive,
+    expands them all).  With room for half of them the guide stops unknown, and so do both depth-first retries;
+    the sweep, holding at most that many at once (SWEEP_LIVE 1 here), expands the same 25,831 and proves the deal
+    unsolvable."""
+    import dataclasses
+
+    monkeypatch.setattr(osol, "SWEEP_LIVE", 1)
+    deal = seeded_deals(DECK_52, 99, 16, 1)[0]
+    full = _guide_alone(monkeypatch, deal, _srules("freecell", cells=1))
+    assert full.outcome == UNSOLVABLE
+    half = dataclasses.replace(_srules("freecell", cells=1), max_nodes=full.nodes // 2)
+    assert _guide_alone(monkeypatch, deal, half).outcome == UNKNOWN
+    with monkeypatch.context() as m:
+        m.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, True),))
+        alone = osol.solve_deal(deal, half)
+        m.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, False),))
+        with_runs = osol.solve_deal(deal, half)
+    assert alone.outcome == with_runs.outcome == UNSOLVABLE and alone.nodes == with_runs.nodes == full.nodes
+    every = osol.solve_deal(deal, half)  # the default searches: guide (unknown), two retries (unknown), sweep
+    assert every.outcome == UNSOLVABLE and every.nodes > 3 * half.max_nodes
+    # and the sweep's room is really the limit: it needs a quarter of them at once (6,458), a fifth is too few
+    fifth = dataclasses.replace(half, max_nodes=full.nodes // 5)
+    assert osol.solve_deal(deal, fifth).outcome == UNKNOWN
+
+
+def test_the_sweep_in_slices_and_its_total_budget(monkeypatch):
+    """Paused every 7 expansions (max_seconds set, far away), the sweep ends as one run straight through; with
+    SWEEP_TOTAL too small for the positions the deal needs in all, it answers unknown."""
+    import dataclasses
+
+    deal = seeded_deals(DECK_52, 99, 16, 1)[0]
+    monkeypatch.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, True),))
+    monkeypatch.setattr(osol, "SWEEP_LIVE", 1)
+    rules = dataclasses.replace(_srules("freecell", cells=1), max_nodes=13_000)
+    whole = osol.solve_deal(deal, rules)
+    monkeypatch.setattr(osol, "SLICE_NODES", 7)
+    sliced = osol.solve_deal(deal, dataclasses.replace(rules, max_seconds=3600))
+    assert _same(whole, sliced) and whole.outcome == UNSOLVABLE
+    monkeypatch.setattr(osol, "SWEEP_TOTAL", 1)  # 13,000 in all: the deal needs 25,831
+    assert osol.solve_deal(deal, dataclasses.replace(rules, max_seconds=3600)).outcome == UNKNOWN
+
+
+def test_the_sweep_wins_and_its_line_replays(monkeypatch):
+    """A deal the sweep wins alone (FreeCell, 1 cell, seed 99 deal 15, in about 84,000 expansions): its line goes
+    through the checker like any other (play_one replays every win)."""
+    monkeypatch.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, True),))
+    g = get_game("freecell")
+    row = g.play_one(seeded_deals(DECK_52, 99, 15, 1)[0], g.rules(overrides={"cells": 1}), True).row
+    assert row["outcome"] == "won" and row["solution"] and row["nodes"] > 50_000
