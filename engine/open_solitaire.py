@@ -167,9 +167,9 @@ The search (issue 11).
   searches' records) and store SWEEP_TOTAL = 4 x max_nodes in all.  Per
   expansion it is no slower than the guide (deal 7 above, exhaustive
   either way: 26.9 CPU-s against the guide's 32.9).  The order, fewest
-  cards up first, is the opposite of a win finder's (FreeCell with 3 cells,
-  seed 99 deals 0-4: unknown at 10^7 live positions, deals the guide wins in
-  a second), so it comes last, for the deals too large to store whole; a
+  cards up first, is the opposite of a win finder's (with layers by cards up
+  alone, FreeCell with 3 cells, seed 99 deals 0-4, which the guide wins in a
+  second, stayed unknown at 10^7 live positions), so it comes last, for the deals too large to store whole; a
   deal decided by the other searches never sees it, and one it cannot
   decide pays up to SWEEP_TOTAL x max_nodes expansions more.  It moves
   single cards where runs stand for them (the same positions; fewer moves to
