@@ -330,3 +330,28 @@ def test_the_sweep_wins_and_its_line_replays(monkeypatch):
     g = get_game("penguin")
     row = g.play_one(seeded_deals(DECK_52, 1, 0, 1)[0], g.rules(), True).row
     assert row["outcome"] == "won" and row["solution"] and row["nodes"] > 50_000
+
+
+def test_the_index_heap_pops_in_key_then_index_order():
+    """The sweep's heap (engine/heap.py): indices come out by (key, index), with many equal keys, whatever the
+    order of the pushes and pops interleaved; a key is read only while its index waits."""
+    from engine.heap import index_heap_pop, index_heap_push
+
+    rng = np.random.default_rng(7)
+    keys = rng.integers(0, 20, size=3000).astype(np.int64)
+    heap = np.zeros(3000, dtype=np.int32)
+    size, out, waiting = 0, [], set()
+    for i in rng.permutation(3000):
+        size = index_heap_push(heap, size, keys, int(i))
+        waiting.add(int(i))
+        if rng.random() < 0.3:
+            top, size = index_heap_pop(heap, size, keys)
+            assert top == min(waiting, key=lambda j: (keys[j], j))
+            waiting.remove(top)
+            out.append(top)
+    drained = []
+    while size:
+        top, size = index_heap_pop(heap, size, keys)
+        drained.append(top)
+    assert drained == sorted(waiting, key=lambda j: (keys[j], j))
+    assert sorted(out + drained) == list(range(3000))
