@@ -15,6 +15,7 @@ Runs on one core, in this process:
      core: won / unsolvable / unknown, mean CPU seconds per deal (time.process_time of the child, replay by the
      checker included) beside Solvitaire's (Blake and Gent; 2.1 GHz Broadwell) and one fifth of it (the
      target), the slowest deal, and the child's peak resident memory.  (--table-rows) picks rows by name.
+     (--sweep "ROW:I,J") runs the last search, the sweep, alone on deals I, J of a row instead.
   6. (--perpetual-motion N) Perpetual Motion under strategy: solver, N seeded deals (seed 2009) for clarke,
      masten and pysolfc, each with direction as the preset has it and with `any`: won/unsolvable/unknown,
      the passes found, how often rounds_optimal was proven, the forced automaton beside it (dominance),
@@ -112,6 +113,26 @@ def table_row(game: str, overrides: dict, deals: int, seed: int) -> dict:
             "unknown": int((oc == UNKNOWN).sum()), "cpu": cpu, "slowest": float(out["seconds"].max()),
             "unknown_at": np.flatnonzero(oc == UNKNOWN).tolist(),
             "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+
+
+def sweep_section(row: str, indices: list[int], seed: int) -> None:
+    """The sweep alone (engine/open_solitaire.py, "The sweep") on chosen seeded deals of one table row, as the
+    README's sweep table was measured: verdict, expansions, CPU seconds and the process's peak memory so far
+    after each deal.  Wins go through play_one, so the checker replays them."""
+    import resource
+
+    from engine import open_solitaire as osol
+
+    game, over = next((g, o) for name, g, o, _, _ in TABLE_ROWS if name == row)
+    g = get_game(game)
+    rules = g.rules(overrides=over)
+    osol.SEARCH_ORDERS = ((osol.ORDER_SWEEP, True),)  # as the default solver makes it
+    print(f"the sweep alone, row {row!r}, seed {seed}", flush=True)
+    for index in indices:
+        cpu0 = time.process_time()
+        r = g.play_one(seeded_deals(g.deck, seed, index, 1)[0], rules, False).row
+        print(f"  deal {index}: {r['outcome']}, {r['nodes']:,} expansions, {time.process_time() - cpu0:.1f} CPU s, "
+              f"peak {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024:,} MiB", flush=True)
 
 
 def table_section(deals: int, seed: int, only: list[str]) -> None:
@@ -287,7 +308,14 @@ def main() -> None:
     ap.add_argument("--table-seed", type=int, default=99)
     ap.add_argument("--table-rows", default="", help="comma-separated row names (default: every row)")
     ap.add_argument("--row", default="", help=argparse.SUPPRESS)  # a child of --table: one row, printed as JSON
+    ap.add_argument("--sweep", default="", help="ROW:I,J,...: the sweep alone on deals I, J of a table row "
+                    "(seed --table-seed), e.g. 'freecell columns=6:220,269'")
     args = ap.parse_args()
+
+    if args.sweep:
+        row, _, indices = args.sweep.rpartition(":")
+        sweep_section(row, [int(i) for i in indices.split(",")], args.table_seed)
+        return
 
     if args.row:
         import json
