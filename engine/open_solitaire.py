@@ -43,7 +43,10 @@ The search (issue 11).
   against 989 / 9 / 2 in 44.3 M; 1 cell unchanged (212 / 787 / 1, 52.0 M
   against 48.9 M).  The atoms' stamps (``Workspace.seen``, 300 KB) carry the
   deal's number, so they are reused between deals without clearing.
-* The retry.  A deal the first search leaves unknown (max_nodes stored, a
+* The retry (no longer in the default order: every deal it was measured to
+  win, the streamlined search below wins sooner, most within its probe;
+  ``SEARCH_ORDERS`` and the probe keep its order).  A deal the first search
+  leaves unknown (max_nodes stored, a
   new position found) is searched once more from the start, with a fresh
   table and the same budget, depth first: the deepest position first,
   siblings by the kind of move that made them (``_move_kind``: to a
@@ -104,6 +107,47 @@ The search (issue 11).
   expansions in all, unknown after 8.6 M before) and 51 (68,504 against
   3.4 M), about 0.65x the expansions of the guide with the retry alone;
   with 2 cells about 0.94x.  ``nodes`` counts its expansions too.
+* The streamlined search.  Solvitaire (Blake and Gent) first searches every
+  deal with two *streamliners*, pruning that is not sound but finds wins
+  fast, and only then exactly; on the deals our three searches left
+  unknown it often won in seconds.  So does ours, built the same way
+  (``_dfs``): depth first, one line at a time, the moves of a position tried
+  by kind as in the retry; a position enters the table when the line first
+  reaches it (``_search`` stores every child when its parent is expanded,
+  so a position met again deeper in the line is not followed there); and
+  two streamliners: every ready card goes up at once (``P_EAGER``), and the
+  table tells positions apart by the colour and rank of their cards only
+  (``P_SUITS``, ``_by_colour``: the 5 of hearts and the 5 of diamonds are
+  the same card to it, and the foundations are left out; only where cards
+  build in alternating colours, as in Solvitaire).  Neither is sound
+  (a deal may need a card kept down to hold another, and two positions with
+  the same colours and ranks need not both be won), so a win counts (its
+  line is real: every code is a legal move, replayed by the checker like
+  any other) and running out of positions proves nothing: the solver then
+  goes on as if it had not run (``_decided``).  With both streamliners off
+  the same kernel is an exhaustive search like the others (a test holds it
+  to the plain exhaustive search).  It runs twice: as a probe, once the
+  guide has made STREAM_AT = 10,000 expansions, with STREAM_NODES = 100,000
+  of its own in the probe's tables (a win ends the deal; else the guide goes
+  on where it stopped; only where cards build in alternating colours: in
+  suit it has no colour symmetry, and with it Baker's Game's 1,000 deals of
+  seed 99 took 1.32x the expansions), and after the guide, as the second
+  search, with
+  max_nodes // STREAMLINED_SHARE = 5 x 10^6 positions at the defaults.
+  Measured, seed 99: FreeCell with 3 cells, 1,000 deals, per-deal counts of
+  the solver before it and of the streamlined search alone: it wins 986 of
+  the 991 won deals alone (each within 387,585 positions; the other five it
+  runs out on, and the guide wins them in a few thousand expansions), and
+  128 of the 136 deals the guide had not decided after 10,000 expansions
+  within 100,000, so the probe pair (10,000, 100,000) was chosen from those
+  counts (0.39x the CPU of the solver before it, simulated); deal 2311,
+  unknown after 2.7 x 10^7 expansions of three searches, is won in 1,574.
+  FreeCell with 2 cells, the 12 unknowns of 10,000 deals: 8 won in 13,556 to
+  810,073 positions (0.1 to 4 CPU-s; Solvitaire, smart-solvability, 300 s a
+  deal, wins the same eight and proves 9363 unsolvable); the other four
+  (230, 6689, 7344, 9363) run out of positions within 140,000.  6 columns
+  518, King Albert 761 and Raglan 489, each unknown after every other
+  search, are won in 216,565, 134,578 and 8,473.
 * Short lines.  A win found depth first comes with the detours of the line
   that found it (deal 220 above: 1,107 codes, safe moves included).  Its
   line is cut short before it is reported (``_shortcut``): the positions of
@@ -119,7 +163,7 @@ The search (issue 11).
   5,165 to 515; a few milliseconds a line.  The guide's lines are left as
   they are (on 200 FreeCell deals the same pass shortened them by 4% and
   cost 4% of the solving time; Penguin's not at all).
-* The sweep.  A deal that all three searches leave unknown is searched a
+* The sweep.  A deal that the guide and the streamlined search leave unknown is searched a
   last time, exhaustively, by *layers* that no move can go back to.  Call a
   card blocked when it lies in a column on a card it could not be built on
   (so, from the deal: nothing ever makes a new one), and call the cards up
@@ -509,6 +553,8 @@ _INF_CAP = 1 << 30
 P_RESERVE = P_W + len(HEURISTIC_WEIGHTS)  # 1: the cells are a reserve: cards leave it, none ever enters it
 P_WORRY = P_RESERVE + 1  # 1: worrying back: a foundation's top card may go back onto the tableau
 P_SINGLE = P_RESERVE + 2  # 1: one card at a time (no runs move as a unit)
+P_EAGER = P_RESERVE + 3  # 1: every ready card goes up at once (the streamlined search only: not a sound pruning)
+P_SUITS = P_RESERVE + 4  # 1: positions are told apart by colour and rank only (the streamlined search only)
 WORRY_MOVE = 1 << 30  # a generated foundation-to-tableau move: WORRY_MOVE | suit | column << 8
 
 
@@ -570,6 +616,8 @@ def _safe(c, in_cell, alone, st, rel, params):
     """May exposed card c go to its foundation without loss (module docstring, point 3)?"""
     if not _ready(c, st, rel):
         return False
+    if params[P_EAGER] != 0:  # the streamlined search (module docstring): its wins count, its exhaustion does not
+        return True
     if params[P_WORRY] != 0:
         return _safe_worrying_back(c, st, rel)
     r = rel[c]
@@ -1132,8 +1180,8 @@ def _rehash(recs, nrec, tsize):
 
 # --- the search, resumable: its scalars live in ctl between slices ------------------
 (C_HSIZE, C_NREC, C_NODES, C_BEST, C_OUTCOME, C_GOALP, C_GOALC, C_STOP, C_GEN, C_HSIZE2, C_SECOND_AT, C_SECOND_ON,
- C_SINK, C_SEEN_GEN, C_ORDER, C_LAYER, C_HIGH, C_TOTAL, C_FREE, C_DONE, C_DONE_HERE) = range(21)
-CTL_SIZE = 21
+ C_SINK, C_SEEN_GEN, C_ORDER, C_LAYER, C_HIGH, C_TOTAL, C_FREE, C_DONE, C_DONE_HERE, C_DEPTH) = range(22)
+CTL_SIZE = 22
 KID_CHUNK = 64  # children handled together (their table probes overlap)
 STATE_WORDS = (STATE_SIZE + 7) // 8  # the search's own positions are padded to whole words, copied word by word
 RUNNING = -1
@@ -1161,7 +1209,15 @@ N_ATOMS = 52 * 54
 # The searches a deal gets, in turn, each only if the ones before left it unknown by max_nodes (module docstring,
 # "The search"): (order, single cards) for the guide's, then the depth-first retries, with single cards and with
 # runs (a search the same as one already made, as in King Albert's one-card rule, is skipped).
-SEARCH_ORDERS = ((ORDER_GUIDE, False), (ORDER_DEPTH_FIRST, True), (ORDER_DEPTH_FIRST, False), (ORDER_SWEEP, True))
+# The streamlined search (module docstring): depth first, every ready card sent up at once; only its wins count.
+# It stores at most max_nodes // STREAMLINED_SHARE positions.
+ORDER_STREAMLINED = 3
+STREAMLINED_SHARE = 2
+STREAMLINERS = (1, 1)  # (P_EAGER, P_SUITS) in the streamlined search; (0, 0) makes it a plain exhaustive search
+DFS_DEPTH, DFS_MOVES = 1 << 17, 1 << 23  # the longest line it follows, and the moves waiting along it
+# The depth-first retries, (ORDER_DEPTH_FIRST, True) and (ORDER_DEPTH_FIRST, False), once came second and third:
+# every deal they were measured to win the streamlined search wins sooner (module docstring, "The retry").
+SEARCH_ORDERS = ((ORDER_GUIDE, False), (ORDER_STREAMLINED, True), (ORDER_SWEEP, True))
 # The sweep's budget (module docstring, "The sweep"): at most SWEEP_LIVE x max_nodes positions held at once, at
 # most SWEEP_TOTAL x max_nodes stored in all (each costs 8 bytes of parent link and move for good, and one
 # expansion).
@@ -1595,6 +1651,161 @@ def _sweep(rel, params, recs, lay, rid, heap, parent, code, table, ctl, max_live
     return recs, lay, rid, heap, parent, code, table
 
 
+@nb.njit(cache=True, inline="always")
+def _by_colour(st, params, red):
+    """Position st with every card replaced by its colour and rank (black 0..12, red 13..25), into red: the
+    streamlined search's key (module docstring, "The streamlined search"); foundations are left out."""
+    w, v = st.view(np.uint64), red.view(np.uint64)
+    for t in range(STATE_WORDS):
+        v[t] = w[t]
+    for i in range(params[P_NCOLS]):
+        for p in range(np.int64(st[O_LEN + i])):
+            c = st[i * WIDTH + p]
+            red[i * WIDTH + p] = 13 * np.uint8(_red(c)) + c % 13
+    for j in range(params[P_NCELLS]):
+        c = st[O_CELL + j]
+        if c != NOCARD:
+            red[O_CELL + j] = 13 * np.uint8(_red(c)) + c % 13
+
+
+@nb.njit(cache=True, inline="always")
+def _dfs_key(st, params, red, enc, order):
+    """The streamlined search's table key of position st, into enc: its canonical record (_encode), of its
+    cards' colours and ranks only under P_SUITS (red is scratch)."""
+    if params[P_SUITS] != 0:
+        _by_colour(st, params, red)
+        _encode(red, params, enc, order)
+    else:
+        _encode(st, params, enc, order)
+
+
+@nb.njit(cache=True, inline="always")
+def _dfs_push_moves(st, rel, params, mv, smv, top):
+    """The moves of position st onto the move stack smv from ``top``, by kind (_move_kind: to a foundation,
+    out of a cell, onto a card, into an empty column, into a cell, played back), each kind in the order made;
+    returns the new top, or -1 if the stack is full."""
+    nm = _gen_moves(st, rel, params, mv)
+    if top + nm > smv.shape[0]:
+        return np.int64(-1)
+    for kind in range(6):
+        for q in range(nm):
+            if _move_kind(mv[q], st) == kind:
+                smv[top] = mv[q]
+                top += 1
+    return top
+
+
+@nb.njit(cache=True)
+def _dfs(rel, params, recs, table, sst, smv, sbase, snext, scode, ctl):
+    """The streamlined search (module docstring): depth first, one line at a time, as Solvitaire searches.
+
+    sst[d] is the position at depth d of the line being followed (sst[0] the root, closed), its untried moves
+    smv[snext[d]:sbase[d + 1]], and scode[d] the move made from it.  A position enters the table when the line
+    first reaches it (not when it is generated, as in :func:`_search`), so a move not yet tried from one
+    position may still be followed when the line meets its position deeper down.  Runs until decided or ctl[C_NODES] reaches ctl[C_STOP]: WON (the line is
+    scode[0..ctl[C_DEPTH]]), UNSOLVABLE (every move of the root tried: with P_EAGER or P_SUITS this proves
+    nothing, and the caller says unknown), UNKNOWN (max_nodes positions visited and a new one met, or the line
+    or the move stack full).  Returns the records and the table, which may have grown.
+    """
+    empty_out, mv, order, cur, kids, encs, codes, kinds, hashes = _expansion_buffers()
+    red = np.zeros(STATE_WORDS * 8, dtype=np.uint8)
+    enc = encs[0]
+    max_nodes = params[P_MAXNODES]
+    depth = ctl[C_DEPTH]
+    nrec = ctl[C_NREC]
+    nodes = ctl[C_NODES]
+    best = ctl[C_BEST]
+    gen = ctl[C_GEN]
+    stop = ctl[C_STOP]
+    outcome = RUNNING
+    while True:
+        if nodes >= stop:
+            break
+        if snext[depth] == sbase[depth + 1]:  # every move from here tried
+            if depth == 0:
+                outcome = UNSOLVABLE
+                break
+            depth -= 1
+            continue
+        m = smv[snext[depth]]
+        snext[depth] += 1
+        if depth + 2 >= sst.shape[0]:
+            outcome = UNKNOWN
+            break
+        ch = sst[depth + 1]
+        src_w, ch_w = sst[depth].view(np.uint64), ch.view(np.uint64)
+        for t in range(STATE_WORDS):
+            ch_w[t] = src_w[t]
+        code = _apply(ch, m, params)
+        _closure(ch, rel, params, empty_out, 0)
+        f = _foundation_total(ch)
+        best = max(best, f)
+        scode[depth] = code
+        if f == 52:
+            outcome = WON
+            break
+        _dfs_key(ch, params, red, enc, order)
+        w = enc.view(np.uint64)
+        hv = _hash(w)
+        if _find_h(w, hv, recs, table, gen)[1] >= 0:
+            continue  # visited: its line was followed from there
+        if nrec >= max_nodes:
+            outcome = UNKNOWN
+            break
+        if nrec >= recs.shape[0]:
+            recs = _grow(recs, nrec, min(2 * nrec, max_nodes))
+        if 2 * (nrec + 1) > table.shape[0]:
+            table = _rehash(recs, nrec, table.shape[0] * 2)
+            gen = 1
+        _lookup_insert_h(w, hv, recs, nrec, table, gen)
+        nrec += 1
+        nodes += 1
+        top = _dfs_push_moves(ch, rel, params, mv, smv, sbase[depth + 1])
+        if top < 0:
+            outcome = UNKNOWN
+            break
+        depth += 1
+        snext[depth] = sbase[depth]
+        sbase[depth + 1] = top
+    ctl[C_DEPTH] = depth
+    ctl[C_NREC] = nrec
+    ctl[C_NODES] = nodes
+    ctl[C_BEST] = best
+    ctl[C_GEN] = gen
+    ctl[C_OUTCOME] = outcome
+    return recs, table
+
+
+@nb.njit(cache=True)
+def _dfs_start(st0, rel, params, recs, table, gen, sst, smv, sbase, snext, ctl):
+    """Close the root (as sst[0]), store it and push its moves: ctl set for :func:`_dfs`."""
+    empty_out = np.zeros(0, dtype=np.int64)
+    sst[0, :STATE_SIZE] = st0[:STATE_SIZE]
+    st0 = sst[0]
+    _closure(st0, rel, params, empty_out, 0)
+    ctl[C_NODES] = 0
+    ctl[C_BEST] = _foundation_total(st0)
+    ctl[C_GEN] = gen
+    ctl[C_DEPTH] = 0
+    ctl[C_NREC] = 0
+    ctl[C_OUTCOME] = RUNNING
+    if ctl[C_BEST] == 52:
+        ctl[C_OUTCOME] = WON
+        ctl[C_DEPTH] = -1  # the line is empty
+        return
+    red = np.zeros(STATE_WORDS * 8, dtype=np.uint8)
+    enc = np.zeros(ENC_BYTES, dtype=np.uint8)
+    order = np.zeros(MAXCOLS, dtype=np.int64)
+    _dfs_key(st0, params, red, enc, order)
+    _lookup_insert(enc.view(np.uint64), recs, 0, table, gen)
+    ctl[C_NREC] = 1
+    ctl[C_NODES] = 1
+    mv = np.zeros(2048, dtype=np.int64)
+    sbase[0] = 0
+    snext[0] = 0
+    sbase[1] = _dfs_push_moves(st0, rel, params, mv, smv, 0)
+
+
 @nb.njit(cache=True)
 def _solution(start, rel, params, parent, mcode, goal_parent, goal_code):
     """The winning line from position ``start`` (as given, before safe moves), safe moves included."""
@@ -1612,7 +1823,14 @@ def _solution(start, rel, params, parent, mcode, goal_parent, goal_code):
             path[k] = mcode[e] & CODE_MASK
             k -= 1
             e = parent[e]
-    # replay from the given start, recording safe moves too
+    return _replay(start, rel, params, path)
+
+
+@nb.njit(cache=True)
+def _replay(start, rel, params, path):
+    """The line that plays the codes ``path`` from ``start`` (as given, before safe moves), with the safe moves
+    the search made after each (under ``params``: every ready card, in the streamlined search) put in."""
+    plen = path.shape[0]
     out = np.zeros(plen + 64, dtype=np.int64)  # at most 52 safe moves in all
     rs = start.copy()
     nout = _closure(rs, rel, params, out, 0)
@@ -1760,7 +1978,8 @@ class SolverRules:
     def params(self) -> np.ndarray:
         rules = [self.ncols, self.cells, self.build, int(self.wrap), int(self.unlimited), self.empty, self.max_nodes]
         king_albert = [int(self.reserve), int(self.worrying_back), int(self.single_card)]  # P_RESERVE..P_SINGLE
-        return np.concatenate([np.array(rules, dtype=np.int64), HEURISTIC_WEIGHTS, np.array(king_albert, dtype=np.int64)])
+        return np.concatenate([np.array(rules, dtype=np.int64), HEURISTIC_WEIGHTS,
+                               np.array(king_albert + [0, 0], dtype=np.int64)])  # P_EAGER, P_SUITS: streamlined only
 
 
 class Workspace:
@@ -1787,6 +2006,7 @@ class Workspace:
         self.seen = np.zeros((53, N_ATOMS), dtype=np.uint16)  # the second order's atoms (see _novel), by cards up
         self.seen_gen = 0
         self.probe: Workspace | None = None  # the probe's tables, made when first needed
+        self.dfs: tuple | None = None  # the streamlined search's line (dfs_stack), made when first needed
         # the sweep's (made at its first use): cards up and number of each live record, links of every position
         self.lay = np.zeros(1, dtype=np.int64)
         self.rid = np.zeros(1, dtype=np.int32)
@@ -1824,6 +2044,15 @@ class Workspace:
         except MemoryError:
             return  # the sweep grows the arrays it has, by doubling
         self.lay, self.rid, self.sweep_heap, self.sweep_parent, self.sweep_code = lay, rid, heap, parent, code
+
+    def dfs_stack(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The streamlined search's line (positions, move stack, its bounds per depth, next move, move made),
+        mapped at its first use (pages cost memory only as deep as a line goes)."""
+        if self.dfs is None:
+            self.dfs = (np.empty((DFS_DEPTH, STATE_WORDS * 8), dtype=np.uint8), np.empty(DFS_MOVES, dtype=np.int64),
+                        np.empty(DFS_DEPTH + 1, dtype=np.int64), np.empty(DFS_DEPTH, dtype=np.int64),
+                        np.empty(DFS_DEPTH, dtype=np.int64))
+        return self.dfs
 
     def links(self, order: int) -> tuple[np.ndarray, np.ndarray]:
         """(parent, move word) of the stored positions of the last search of this order made here."""
@@ -1874,6 +2103,10 @@ def _warm_up() -> None:
     ctl[C_OUTCOME] = UNSOLVABLE
     _search(rel, rules.params(), ws.recs, ws.parent, ws.mcode, ws.heap, ws.heap2, ws.table, ctl, ws.seen)
     _sweep(rel, rules.params(), ws.recs, ws.lay, ws.rid, ws.sweep_heap, ws.sweep_parent, ws.sweep_code, ws.table, ctl, 1, 1)
+    sst, smv, sbase, snext, scode = ws.dfs_stack()
+    _dfs_start(st.copy(), rel, rules.params(), ws.recs, ws.table, ws.next_gen(), sst, smv, sbase, snext, ctl)
+    ctl[C_STOP] = 0
+    _dfs(rel, rules.params(), ws.recs, ws.table, sst, smv, sbase, snext, scode, ctl)
 
 
 SLICE_NODES = 20_000  # expansions between two looks at the clock when max_seconds is set
@@ -1881,13 +2114,20 @@ SLICE_NODES = 20_000  # expansions between two looks at the clock when max_secon
 # search with single cards gets PROBE_NODES expansions of its own, in a table of its own, before the guide goes on.
 PROBE_AT = 50_000
 PROBE_NODES = 20_000
+# The streamlined probe (module docstring, "The streamlined search"): once the guide has made STREAM_AT
+# expansions, the streamlined search gets STREAM_NODES of its own; only a win ends the deal there.
+STREAM_AT = 10_000
+STREAM_NODES = 100_000
 _NO_STOP = np.iinfo(np.int64).max
 
 
 def _begin(start: np.ndarray, rel: np.ndarray, params: np.ndarray, ws: Workspace, order: int, ctl: np.ndarray) -> None:
     """Start a search of ``start`` in ws's tables: its root closed and stored, ctl set for :func:`_advance`."""
     st = start.copy()
-    if order == ORDER_SWEEP:
+    if order == ORDER_STREAMLINED:
+        sst, smv, sbase, snext, _ = ws.dfs_stack()
+        _dfs_start(st, rel, params, ws.recs, ws.table, ws.next_gen(), sst, smv, sbase, snext, ctl)
+    elif order == ORDER_SWEEP:
         ws.reserve_sweep(int(params[P_MAXNODES]))
         _search_start(st, rel, params, ws.recs, ws.sweep_parent, ws.sweep_code, np.zeros(1, dtype=np.int64),
                       ws.table, ws.next_gen(), ctl)
@@ -1904,7 +2144,9 @@ def _begin(start: np.ndarray, rel: np.ndarray, params: np.ndarray, ws: Workspace
 def _advance(rel: np.ndarray, params: np.ndarray, ws: Workspace, ctl: np.ndarray, stop: int) -> None:
     """Run the search in ctl until it is decided or has made ``stop`` expansions in all."""
     ctl[C_STOP] = stop
-    if ctl[C_ORDER] == ORDER_SWEEP:
+    if ctl[C_ORDER] == ORDER_STREAMLINED:
+        ws.recs, ws.table = _dfs(rel, params, ws.recs, ws.table, *ws.dfs_stack(), ctl)
+    elif ctl[C_ORDER] == ORDER_SWEEP:
         ws.recs, ws.lay, ws.rid, ws.sweep_heap, ws.sweep_parent, ws.sweep_code, ws.table = _sweep(
             rel, params, ws.recs, ws.lay, ws.rid, ws.sweep_heap, ws.sweep_parent, ws.sweep_code, ws.table, ctl,
             SWEEP_LIVE * int(params[P_MAXNODES]), SWEEP_TOTAL * int(params[P_MAXNODES]))
@@ -1920,17 +2162,34 @@ def _single_cards(rules: SolverRules, wanted: bool) -> int:
     return 1 if rules.single_card or (wanted and not rules.unlimited) else 0
 
 
-def _probe(start: np.ndarray, rel: np.ndarray, params: np.ndarray, rules: SolverRules,
-           ws: Workspace) -> tuple[Workspace, np.ndarray, np.ndarray]:
-    """PROBE_NODES expansions of the single-card depth-first search from ``start`` in ws's probe tables
-    (module docstring, "The probe"); returns those tables, the probe's params and its ctl."""
+def _probe(start: np.ndarray, rel: np.ndarray, params: np.ndarray, rules: SolverRules, ws: Workspace,
+           streamlined: bool, budget: int) -> tuple[Workspace, np.ndarray, np.ndarray]:
+    """``budget`` expansions of a search from ``start`` in ws's probe tables, single cards: depth first (module
+    docstring, "The probe"), or the streamlined search ("The streamlined search"); returns those tables, the
+    probe's params and its ctl."""
     pws = ws.probe_workspace(rules.max_nodes)
     pparams = params.copy()
     pparams[P_SINGLE] = _single_cards(rules, True)
+    if streamlined:
+        pparams[P_EAGER], pparams[P_SUITS] = _streamliners(rules)
     pctl = np.zeros(CTL_SIZE, dtype=np.int64)
-    _begin(start, rel, pparams, pws, ORDER_DEPTH_FIRST, pctl)
-    _advance(rel, pparams, pws, pctl, PROBE_NODES)
+    _begin(start, rel, pparams, pws, ORDER_STREAMLINED if streamlined else ORDER_DEPTH_FIRST, pctl)
+    _advance(rel, pparams, pws, pctl, budget)
     return pws, pparams, pctl
+
+
+def _streamliners(rules: SolverRules) -> tuple[int, int]:
+    """(P_EAGER, P_SUITS) for the streamlined search: STREAMLINERS, but positions are told apart by colour and
+    rank only where cards build in alternating colours (as Solvitaire does: where they build in suit, the two
+    suits of a colour are no more alike than any two)."""
+    eager, suits = STREAMLINERS
+    return eager, suits if rules.build == BUILD_ALTERNATE else 0
+
+
+def _decided(params: np.ndarray, ctl: np.ndarray) -> bool:
+    """Did the search in ctl decide the deal?  A win always; an empty heap or stack only where no streamliner
+    was on (the streamlined search's pruning is not sound: its running out of positions proves nothing)."""
+    return ctl[C_OUTCOME] == WON or (ctl[C_OUTCOME] == UNSOLVABLE and not (params[P_EAGER] or params[P_SUITS]))
 
 
 def solve_state(st: np.ndarray, rel: np.ndarray, rules: SolverRules, ws: Workspace | None = None) -> Solution:
@@ -1957,26 +2216,34 @@ def solve_state(st: np.ndarray, rel: np.ndarray, rules: SolverRules, ws: Workspa
     won_in, won_params, won_ctl = ws, params, ctl  # the search that gave the verdict (the probe's, if it did)
     made = set()
     for order, single_cards in SEARCH_ORDERS:
+        streamlined = order == ORDER_STREAMLINED
         params[P_SINGLE] = _single_cards(rules, single_cards)
-        if (order, int(params[P_SINGLE])) in made:
+        params[P_EAGER], params[P_SUITS] = _streamliners(rules) if streamlined else (0, 0)
+        params[P_MAXNODES] = max(1, rules.max_nodes // STREAMLINED_SHARE) if streamlined else rules.max_nodes
+        if (order, int(params[P_SINGLE]), streamlined) in made:
             continue  # the same search again would give the same answer
-        made.add((order, int(params[P_SINGLE])))
+        made.add((order, int(params[P_SINGLE]), streamlined))
         _begin(start, rel, params, ws, order, ctl)
-        probe_due = PROBE_AT if order == ORDER_GUIDE and PROBE_AT > 0 and PROBE_NODES > 0 else -1
+        # the probes (module docstring): (guide's expansions when due, budget, streamlined), soonest first
+        # (the streamlined one only where cards build in alternating colours: where they build in suit it has
+        # no colour symmetry to use, and Baker's Game's row took 1.32x the expansions with it)
+        probes = sorted(p for p in ((STREAM_AT, STREAM_NODES, True), (PROBE_AT, PROBE_NODES, False))
+                        if p[0] > 0 and p[1] > 0 and (rules.build == BUILD_ALTERNATE or not p[2])
+                        ) if order == ORDER_GUIDE else []
         timed_out = False
         while ctl[C_OUTCOME] == RUNNING:
             stop = int(ctl[C_NODES]) + SLICE_NODES if limit > 0 else _NO_STOP
-            if probe_due >= 0:
-                stop = min(stop, probe_due)
+            if probes:
+                stop = min(stop, probes[0][0])
             _advance(rel, params, ws, ctl, stop)
             if ctl[C_OUTCOME] != RUNNING:
                 break
-            if probe_due >= 0 and ctl[C_NODES] >= probe_due:
-                probe_due = -1
-                pws, pparams, pctl = _probe(start, rel, params, rules, ws)
+            if probes and ctl[C_NODES] >= probes[0][0]:
+                _, budget, streamlined_probe = probes.pop(0)
+                pws, pparams, pctl = _probe(start, rel, params, rules, ws, streamlined_probe, budget)
                 nodes += int(pctl[C_NODES])
                 best = max(best, int(pctl[C_BEST]))
-                if pctl[C_OUTCOME] in (WON, UNSOLVABLE):  # an exhaustive search's verdict, whichever gives it
+                if _decided(pparams, pctl):  # a win, or an exhaustive search's verdict, whichever gives it
                     won_in, won_params, won_ctl = pws, pparams, pctl
                     break
             if limit > 0 and time.process_time() - c0 >= limit:
@@ -1984,10 +2251,17 @@ def solve_state(st: np.ndarray, rel: np.ndarray, rules: SolverRules, ws: Workspa
                 timed_out = True
         nodes += int(ctl[C_NODES])
         best = max(best, int(ctl[C_BEST]))
+        if ctl[C_OUTCOME] == UNSOLVABLE and not _decided(params, ctl):
+            ctl[C_OUTCOME] = UNKNOWN  # the streamlined search ran out of positions: that proves nothing
         if won_ctl is not ctl or ctl[C_OUTCOME] != UNKNOWN or timed_out:
             break
     sol = np.zeros(0, dtype=np.int64)
-    if won_ctl[C_OUTCOME] == WON:
+    if won_ctl[C_OUTCOME] == WON and won_ctl[C_ORDER] == ORDER_STREAMLINED:  # its line is its stack
+        sol = _replay(start, rel, won_params, won_in.dfs_stack()[4][:int(won_ctl[C_DEPTH]) + 1].copy())
+        line_params = won_params.copy()
+        line_params[P_SINGLE] = _single_cards(rules, False)
+        sol = _shortcut(start, rel, line_params, sol)
+    elif won_ctl[C_OUTCOME] == WON:
         parent, mcode = won_in.links(int(won_ctl[C_ORDER]))
         sol = _solution(start, rel, won_params, parent, mcode, won_ctl[C_GOALP], won_ctl[C_GOALC])
         if won_ctl[C_ORDER] != ORDER_GUIDE:  # a depth-first line keeps its detours, and so may the sweep's
@@ -2038,7 +2312,8 @@ def make_position(columns: list[list[int]], cells: list[int], foundations: list[
 EMPTY_CODES = {"any": EMPTY_ANY, "kings": EMPTY_TOP_RANK, "none": EMPTY_NONE}  # empty_column switch -> kernel code
 
 SOLVER_COLUMNS = (
-    Column("nodes", "int64", "positions the solver expanded (its two searches together, when the retry ran)"),
+    Column("nodes", "int64", "positions the solver expanded, every search it made of the deal together (the guide, "
+           "its probes, the streamlined search, the sweep)"),
     Column("seconds", "float64", "time the solver took for this deal (not reproducible: depends on the machine)"),
     Column("solution", "string", "the winning line in fc-solve's standard notation (columns 1-9 and 0 for a tenth, "
            "cells a-g and k, foundation h; e.g. '3h 1a a5 54v3'), safe foundation moves included; empty when not won"),

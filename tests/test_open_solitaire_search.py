@@ -136,13 +136,17 @@ def test_probes_keep_the_verdicts_of_the_plain_exhaustive_search(monkeypatch):
 
 
 def test_the_probe_wins_a_deal_the_guide_leaves_unknown(monkeypatch):
-    """FreeCell with 3 cells, seed 99 deal 220: without the probe the guide's search stores 300,000 positions
-    and stops unknown; with it, the probe (single cards, depth first) wins within its 20,000 expansions after
-    the guide's 50,000, and the win replays through the checker (play_one replays every win)."""
+    """FreeCell with 3 cells, seed 99 deal 220: without the probes the guide's search stores 300,000 positions
+    and stops unknown; with the depth-first probe alone (single cards), it wins within its 20,000 expansions
+    after the guide's 50,000, and the win replays through the checker (play_one replays every win).  With the
+    default probes the streamlined one, due first, wins it sooner."""
     import dataclasses
 
     deal = seeded_deals(DECK_52, 99, 220, 1)[0]
     rules = dataclasses.replace(_srules("freecell", cells=3), max_nodes=300_000)
+    both = osol.solve_deal(deal, rules)
+    assert both.outcome == WON and osol.STREAM_AT < both.nodes <= osol.STREAM_AT + osol.STREAM_NODES
+    monkeypatch.setattr(osol, "STREAM_AT", 0)
     with monkeypatch.context() as m:
         m.setattr(osol, "PROBE_AT", 0)
         m.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_GUIDE, False),))
@@ -151,16 +155,19 @@ def test_the_probe_wins_a_deal_the_guide_leaves_unknown(monkeypatch):
     assert probed.outcome == WON and osol.PROBE_AT < probed.nodes <= osol.PROBE_AT + osol.PROBE_NODES
     g = get_game("freecell")
     row = g.play_one(deal, g.rules(overrides={"cells": 3, "max_nodes": 300_000}), True).row
-    assert row["outcome"] == "won" and row["nodes"] == probed.nodes
+    assert row["outcome"] == "won" and row["nodes"] == probed.nodes > both.nodes
 
 
 def test_the_retry_decides_a_deal_the_guide_left_unknown(monkeypatch):
     """FreeCell with 2 cells, seed 99 deal 128, at 20,000 positions: the guide's search runs out of positions,
-    the depth-first retry then wins, and its solution replays through the checker (play_one replays every win)."""
+    the depth-first retry (out of the default order now, but still a search the solver can make) then wins,
+    and its solution replays through the checker (play_one replays every win)."""
     import dataclasses
 
     deal = seeded_deals(DECK_52, 99, 128, 1)[0]
     rules = dataclasses.replace(_srules("freecell", cells=2), max_nodes=20_000)
+    monkeypatch.setattr(osol, "STREAM_AT", 0)  # the streamlined search, probe and search, left out
+    monkeypatch.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_GUIDE, False), (osol.ORDER_DEPTH_FIRST, True)))
     both = osol.solve_deal(deal, rules)
     default = osol.SEARCH_ORDERS
     monkeypatch.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_GUIDE, False),))
@@ -276,13 +283,14 @@ def test_the_sweep_alone_keeps_the_verdicts_of_the_plain_exhaustive_search(monke
 def _guide_alone(monkeypatch, deal, rules):
     with monkeypatch.context() as m:
         m.setattr(osol, "PROBE_AT", 0)
+        m.setattr(osol, "STREAM_AT", 0)
         m.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_GUIDE, False),))
         return osol.solve_deal(deal, rules)
 
 
 def test_the_sweep_proves_a_deal_unsolvable_in_half_the_table(monkeypatch):
     """FreeCell with 1 cell, seed 99 deal 16: unsolvable, 25,831 positions reachable (the guide, exhaustive,
-    expands them all).  With room for half of them the guide stops unknown, and so do both depth-first retries;
+    expands them all).  With room for half of them the guide stops unknown, and so does the streamlined search;
     the sweep, holding at most that many at once (SWEEP_LIVE 1 here), expands the same 25,831 and proves the deal
     unsolvable."""
     import dataclasses
@@ -292,15 +300,16 @@ def test_the_sweep_proves_a_deal_unsolvable_in_half_the_table(monkeypatch):
     full = _guide_alone(monkeypatch, deal, _srules("freecell", cells=1))
     assert full.outcome == UNSOLVABLE
     half = dataclasses.replace(_srules("freecell", cells=1), max_nodes=full.nodes // 2)
-    assert _guide_alone(monkeypatch, deal, half).outcome == UNKNOWN
+    guide_half = _guide_alone(monkeypatch, deal, half)
+    assert guide_half.outcome == UNKNOWN
     with monkeypatch.context() as m:
         m.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, True),))
         alone = osol.solve_deal(deal, half)
         m.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, False),))
         with_runs = osol.solve_deal(deal, half)
     assert alone.outcome == with_runs.outcome == UNSOLVABLE and alone.nodes == with_runs.nodes == full.nodes
-    every = osol.solve_deal(deal, half)  # the default searches: guide (unknown), two retries (unknown), sweep
-    assert every.outcome == UNSOLVABLE and every.nodes > 3 * half.max_nodes
+    every = osol.solve_deal(deal, half)  # the default searches: guide (unknown), streamlined (unknown), sweep
+    assert every.outcome == UNSOLVABLE and every.nodes > guide_half.nodes + full.nodes
     # and the sweep's room is really the limit: it needs a quarter of them at once (6,458), a fifth is too few
     fifth = dataclasses.replace(half, max_nodes=full.nodes // 5)
     assert osol.solve_deal(deal, fifth).outcome == UNKNOWN
@@ -355,3 +364,109 @@ def test_the_index_heap_pops_in_key_then_index_order():
         drained.append(top)
     assert drained == sorted(waiting, key=lambda j: (keys[j], j))
     assert sorted(out + drained) == list(range(3000))
+
+
+# --- the streamlined search: a plain depth-first search, with Solvitaire's two streamliners --------------
+
+
+@pytest.mark.parametrize("single_cards", [False, True])
+def test_the_depth_first_kernel_without_streamliners_keeps_the_verdicts_of_the_plain_exhaustive_search(
+        monkeypatch, single_cards):
+    """The streamlined search's kernel (_dfs: one line at a time, a position stored when the line reaches it)
+    with both streamliners off is an exhaustive search like the others: as the only search, the cross-check of
+    every rule combination against the plain exhaustive search holds, wins replayed; its empty stack is then a
+    verdict (unsolvable), not an unknown."""
+    import test_open_solitaire as base
+
+    monkeypatch.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_STREAMLINED, single_cards),))
+    monkeypatch.setattr(osol, "STREAMLINERS", (0, 0))
+    monkeypatch.setattr(osol, "STREAMLINED_SHARE", 1)
+    base.test_solver_verdicts_match_a_plain_exhaustive_search_on_small_positions()
+
+
+def test_the_streamlined_search_wins_only_won_positions_and_never_says_unsolvable(monkeypatch):
+    """With its streamliners (every ready card up, positions told apart by colour and rank), the streamlined
+    search may miss wins, so running out of positions proves nothing: on the cross-check's small positions it
+    answers won only where the plain exhaustive search finds a win (the line replayed by the checker), and
+    unknown everywhere else, never unsolvable.  It must also win most won ones, or the test proves little."""
+    import random
+
+    import test_open_solitaire as base
+    from engine.reference import open_solitaire as ref
+
+    monkeypatch.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_STREAMLINED, True),))
+    monkeypatch.setattr(osol, "STREAMLINED_SHARE", 1)
+    rng = random.Random(20261202)
+    seen = {"won": 0, "missed": 0, "lost": 0}
+    while sum(seen.values()) < 150:
+        made = base._random_position(rng)
+        if made is None:
+            continue
+        layout, rrules, srules = made
+        truth = ref.exhaustive_verdict(layout, rrules, 5_000)
+        if truth is None:
+            continue
+        st, rel = osol.make_position(layout.columns, [c for c in layout.cells if c is not None],
+                                     layout.foundations, layout.base)
+        sol = osol.solve_state(st, rel, srules)
+        assert sol.outcome in (WON, UNKNOWN), (layout, rrules)
+        if sol.outcome == WON:
+            assert truth, (layout, rrules)
+            assert ref.check_from(layout, rrules, osol.reference_moves(layout, rrules, sol.codes)) is None
+        seen["won" if sol.outcome == WON else "missed" if truth else "lost"] += 1
+    assert seen["won"] >= 40 and seen["lost"] >= 25 and seen["won"] > 4 * seen["missed"], seen
+
+
+def test_colour_and_rank_keys_merge_positions_that_differ_by_suits_of_one_colour():
+    """P_SUITS's key (_by_colour): swapping the 5 of hearts and the 5 of diamonds between two columns gives the
+    same key; swapping the 5 of hearts with the 6 of diamonds does not, and neither does the full key."""
+    from engine.cards import parse_card as pc
+
+    srules = osol.SolverRules(osol.LAYOUT_EIGHT, osol.BUILD_ALTERNATE, 2, False, False, osol.EMPTY_ANY, 100)
+    params = srules.params()
+    rest = [[pc("KS"), pc("QH")], [pc("9C")]]
+
+    def key(a, b, by_colour):
+        st, _ = osol.make_position(rest + [[pc("JC"), a], [pc("TS"), b]], [pc("2D")], [1, 0, 1, 0], 0)
+        padded = np.zeros(osol.STATE_WORDS * 8, np.uint8)
+        padded[:osol.STATE_SIZE] = st
+        enc, red = np.zeros(osol.ENC_BYTES, np.uint8), np.zeros(osol.STATE_WORDS * 8, np.uint8)
+        if by_colour:
+            osol._by_colour(padded, params, red)
+            padded = red
+        osol._encode(padded, params, enc, np.zeros(osol.MAXCOLS, np.int64))
+        return bytes(enc[:osol.REC_BYTES])
+
+    assert key(pc("5H"), pc("5D"), True) == key(pc("5D"), pc("5H"), True)
+    assert key(pc("5H"), pc("5D"), False) != key(pc("5D"), pc("5H"), False)
+    assert key(pc("5H"), pc("6D"), True) != key(pc("6D"), pc("5H"), True)
+
+
+def test_the_streamlined_search_wins_a_deal_every_other_search_leaves_unknown(monkeypatch):
+    """FreeCell with 2 cells, seed 99 deal 2572: left unknown by the guide, both depth-first retries and the sweep
+    at the default 10^7 positions (the sweep after 2.2 x 10^7 expansions), and here at 20,000; after them, the
+    streamlined search (here with the whole budget, and not as a probe) wins it in 13,556 positions, its line
+    replayed by the checker (play_one replays every win), and in slices the same."""
+    import dataclasses
+
+    deal = seeded_deals(DECK_52, 99, 2572, 1)[0]
+    rules = dataclasses.replace(_srules("freecell", cells=2), max_nodes=20_000)
+    monkeypatch.setattr(osol, "STREAMLINED_SHARE", 1)
+    monkeypatch.setattr(osol, "STREAM_AT", 0)  # not as a probe (the default would win it there)
+    with monkeypatch.context() as m:
+        m.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_GUIDE, False), (osol.ORDER_DEPTH_FIRST, True),
+                                          (osol.ORDER_DEPTH_FIRST, False), (osol.ORDER_SWEEP, True)))
+        assert osol.solve_deal(deal, rules).outcome == UNKNOWN
+        m.setattr(osol, "SEARCH_ORDERS", osol.SEARCH_ORDERS[:1])
+        guide = osol.solve_deal(deal, rules)
+    every = osol.solve_deal(deal, rules)
+    monkeypatch.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_STREAMLINED, True),))
+    alone = osol.solve_deal(deal, rules)
+    # the default order: the guide (unknown), then the streamlined search, which wins
+    assert guide.outcome == UNKNOWN and every.outcome == alone.outcome == WON
+    assert 10_000 < alone.nodes < 20_000 and every.nodes == guide.nodes + alone.nodes
+    monkeypatch.setattr(osol, "SLICE_NODES", 7)
+    assert _same(alone, osol.solve_deal(deal, dataclasses.replace(rules, max_seconds=3600)))
+    g = get_game("freecell")
+    row = g.play_one(deal, g.rules(overrides={"cells": 2, "max_nodes": 20_000}), True).row
+    assert row["outcome"] == "won" and row["solution"] and row["nodes"] == alone.nodes
