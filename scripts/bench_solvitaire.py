@@ -104,7 +104,15 @@ def run_solvitaire(binary: str, gtype: str, timeout_s: float, deal: dict | None,
     lines = res.stdout.strip().splitlines()
     if res.returncode != 0 or not lines or "," not in lines[0]:
         raise RuntimeError(f"solvitaire failed ({res.returncode}): {(res.stderr or res.stdout).strip()[-200:]}")
-    return VERDICTS.get(lines[0].split(",")[1].strip(), UNKNOWN), cpu
+    return final_verdict(lines[0]), cpu
+
+
+def final_verdict(line: str) -> int:
+    """Our outcome code for one ``--classify`` line of Solvitaire.  With smart-solvability the line holds the
+    streamlined pass's figures (its verdict first), then the exact pass's (empty if the first pass won), then
+    the final verdict, last: only that one counts (the first pass's "unsolvable" means only that the
+    streamliners ran out of states)."""
+    return VERDICTS.get(line.rsplit(",", 1)[-1].strip(), UNKNOWN)
 
 
 def counts(outcomes) -> str:

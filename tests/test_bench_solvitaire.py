@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from engine.deals import microsoft_deal
+from engine.outcomes import UNKNOWN, UNSOLVABLE, WON
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "bench_solvitaire.py"
 
@@ -36,3 +37,17 @@ def test_king_albert_writes_its_reserve_and_rows_with_dealt_cells_are_refused(be
     assert len(set(cards)) == 52
     with pytest.raises(ValueError, match="no cells"):
         bench.deal_file("eight_off", {}, deal)
+
+
+def test_the_final_verdict_is_the_last_field_of_a_classify_line(bench):
+    # The first two are Solvitaire's own output, smart-solvability (FreeCell, seed 99 deal 16 of ours): with 2
+    # cells its streamlined pass wins; with 1 cell the streamlined pass runs out of states ("unsolvable", which
+    # proves nothing) and the exact pass proves it unsolvable.  The other two are written in the same format: the
+    # streamlined pass runs out and the exact pass wins (2 cells deal 9363's counts), and both passes time out.
+    two = ", solved, 49, 19048, 8096, 18228, 2775, 0, 5321, 6151, 820, 820, , , , , , , , , , , , solved"
+    one = (", unsolvable, 45, 19962, 6445, 19961, 581, 0, 5864, 6151, 176, 0, unsolvable, 136, 92212, 27502, 92211, "
+           "1671, 0, 25831, 49157, 344, 0, unsolvable")
+    late = (", unsolvable, 30, 260735, 80000, 260734, 581, 0, 260735, 393241, 176, 0, solved, 91066, 36889915, "
+            "12289478, 36889914, 864368, 0, 11425110, 12582917, 1209245, 1209245, solved")
+    timed = ", timed-out, 30000, 1, 1, 1, 1, 0, 1, 1, 1, 1, timed-out, 300000, 1, 1, 1, 1, 0, 1, 1, 1, 1, timed-out"
+    assert [bench.final_verdict(x) for x in (two, one, late, timed)] == [WON, UNSOLVABLE, WON, UNKNOWN]
