@@ -14,7 +14,8 @@ Runs on one core, in this process:
      seeded deals (--table-seed, default 99) at default settings, each row in its own child process on one
      core: won / unsolvable / unknown, mean CPU seconds per deal (time.process_time of the child, replay by the
      checker included) beside Solvitaire's (Blake and Gent; 2.1 GHz Broadwell) and one fifth of it (the
-     target), the slowest deal, and the child's peak resident memory.  (--table-rows) picks rows by name.
+     target), the slowest deal, and the child's peak resident memory.  (--table-rows) picks rows by name;
+     (--table-start) the first deal, to extend a row past the deals already run.
      (--sweep "ROW:I,J") runs the last search, the sweep, alone on deals I, J of a row instead.
   6. (--perpetual-motion N) Perpetual Motion under strategy: solver, N seeded deals (seed 2009) for clarke,
      masten and pysolfc, each with direction as the preset has it and with `any`: won/unsolvable/unknown,
@@ -97,13 +98,14 @@ def summary(name: str, out: dict, wall: float) -> str:
             f"nodes mean {out['nodes'].mean():.0f} max {out['nodes'].max()}")
 
 
-def table_row(game: str, overrides: dict, deals: int, seed: int) -> dict:
-    """One row of the table, in this process: every deal through play_batch (wins replayed by the checker)."""
+def table_row(game: str, overrides: dict, deals: int, seed: int, start: int = 0) -> dict:
+    """One row of the table, in this process: deals start.. start + deals - 1 of the seed through play_batch (wins
+    replayed by the checker)."""
     import resource
 
     g = get_game(game)
     rules = g.rules(overrides=overrides)
-    decks = seeded_deals(g.deck, seed, 0, deals)
+    decks = seeded_deals(g.deck, seed, start, deals)
     g.play_batch(decks[:1], rules)  # compile / load the kernels outside the timing
     cpu0 = time.process_time()
     out = g.play_batch(decks, rules)
@@ -111,7 +113,7 @@ def table_row(game: str, overrides: dict, deals: int, seed: int) -> dict:
     oc = out["outcome"]
     return {"deals": deals, "won": int((oc == WON).sum()), "unsolvable": int((oc == UNSOLVABLE).sum()),
             "unknown": int((oc == UNKNOWN).sum()), "cpu": cpu, "slowest": float(out["seconds"].max()),
-            "unknown_at": np.flatnonzero(oc == UNKNOWN).tolist(),
+            "unknown_at": (start + np.flatnonzero(oc == UNKNOWN)).tolist(),
             "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
@@ -135,7 +137,7 @@ def sweep_section(row: str, indices: list[int], seed: int) -> None:
               f"peak {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024:,} MiB", flush=True)
 
 
-def table_section(deals: int, seed: int, only: list[str]) -> None:
+def table_section(deals: int, seed: int, only: list[str], start: int = 0) -> None:
     """Issue 11's table: one child process per row (its own peak memory), rows run one after another."""
     import json
     import os
@@ -148,7 +150,7 @@ def table_section(deals: int, seed: int, only: list[str]) -> None:
     known = set(game_names())
     cpu_name = next((ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo") if ln.startswith("model name")),
                     platform.processor()) if os.path.exists("/proc/cpuinfo") else platform.processor()
-    print(f"open solitaires, {deals} seeded deals per row (seed {seed}), defaults unless named; one core ({cpu_name}); "
+    print(f"open solitaires, {deals} seeded deals per row (seed {seed}, from deal {start}), defaults unless named; one core ({cpu_name}); "
           f"load {os.getloadavg()[0]:.1f}", flush=True)
     print(f"{'row':<22} {'won':>6} {'unsolv':>6} {'unknown':>7} {'cpu s/deal':>10} {'Solvitaire':>10} {'target':>8} "
           f"{'slowest s':>9} {'peak MiB':>8}", flush=True)
@@ -162,7 +164,7 @@ def table_section(deals: int, seed: int, only: list[str]) -> None:
         if any(k not in {f.name for f in __import__("dataclasses").fields(g.rules_type)} for k in over):
             print(f"{name:<22} (switch {list(over)} not there yet)", flush=True)
             continue
-        cmd = [sys.executable, __file__, "--row", json.dumps([game, over, deals, seed])]
+        cmd = [sys.executable, __file__, "--row", json.dumps([game, over, deals, seed, start])]
         res = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ))
         if res.returncode != 0:
             print(f"{name:<22} failed: {res.stderr.strip().splitlines()[-1:]}", flush=True)
@@ -306,6 +308,7 @@ def main() -> None:
     ap.add_argument("--pm-budget", type=int, default=0, help="one Perpetual Motion search filled to this max_nodes")
     ap.add_argument("--table", type=int, default=1000, help="issue 11's table: seeded deals per row (0: skip)")
     ap.add_argument("--table-seed", type=int, default=99)
+    ap.add_argument("--table-start", type=int, default=0, help="the table's first deal (index within the seed)")
     ap.add_argument("--table-rows", default="", help="comma-separated row names (default: every row)")
     ap.add_argument("--row", default="", help=argparse.SUPPRESS)  # a child of --table: one row, printed as JSON
     ap.add_argument("--sweep", default="", help="ROW:I,J,...: the sweep alone on deals I, J of a table row "
@@ -319,11 +322,11 @@ def main() -> None:
 
     if args.row:
         import json
-        game, over, deals, seed = json.loads(args.row)
-        print(json.dumps(table_row(game, over, deals, seed)), flush=True)
+        game, over, deals, seed, start = json.loads(args.row)
+        print(json.dumps(table_row(game, over, deals, seed, start)), flush=True)
         return
     if args.table:
-        table_section(args.table, args.table_seed, [r for r in args.table_rows.split(",") if r])
+        table_section(args.table, args.table_seed, [r for r in args.table_rows.split(",") if r], args.table_start)
 
     if args.perpetual_motion:
         perpetual_motion_section(args.perpetual_motion, args.pm_seed, args.pm_presets.split(","))
