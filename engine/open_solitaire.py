@@ -49,7 +49,10 @@ The search (issue 11).
   5 x 10^6 positions, and won by the single-card retry in 4.6 M expansions).
   A deal the first searches leave unknown (max_nodes stored, a
   new position found) is searched once more from the start, with a fresh
-  table and the same budget, depth first: the deepest position first,
+  table and half the budget (max_nodes // RETRY_SHARE: since the
+  streamlined search comes first, the retries win few deals, and the most
+  one was measured to need is 557's 4.6 M; an unknown deal pays for them),
+  depth first: the deepest position first,
   siblings by the kind of move that made them (``_move_kind``: to a
   foundation, out of a cell, onto a card, into an empty column, into a cell,
   a foundation card played back), then the newest.  This is the order of
@@ -58,7 +61,7 @@ The search (issue 11).
   misjudges.  Its verdicts rest on the same exhaustiveness (every position
   it reaches is stored, and it answers unsolvable only with its heap empty),
   so a verdict is sound whichever search gives it.  Decided deals never see
-  it; an unknown costs at most three times as much, plus the budgets of
+  it; an unknown costs at most twice as much, plus the budgets of
   the streamlined search and the sweep (see below).  ``nodes``
   counts the expansions of every search, ``max_seconds`` bounds them
   together.
@@ -1218,6 +1221,8 @@ N_ATOMS = 52 * 54
 # It stores at most max_nodes // STREAMLINED_SHARE positions.
 ORDER_STREAMLINED = 3
 STREAMLINED_SHARE = 2
+# The depth-first retries store at most max_nodes // RETRY_SHARE positions each (module docstring, "The retry").
+RETRY_SHARE = 2
 STREAMLINERS = (1, 1)  # (P_EAGER, P_SUITS) in the streamlined search; (0, 0) makes it a plain exhaustive search
 DFS_DEPTH, DFS_MOVES = 1 << 17, 1 << 23  # the longest line it follows, and the moves waiting along it
 # The depth-first retries come after the streamlined search: it wins most deals they win, sooner, but not all
@@ -2225,7 +2230,8 @@ def solve_state(st: np.ndarray, rel: np.ndarray, rules: SolverRules, ws: Workspa
         streamlined = order == ORDER_STREAMLINED
         params[P_SINGLE] = _single_cards(rules, single_cards)
         params[P_EAGER], params[P_SUITS] = _streamliners(rules) if streamlined else (0, 0)
-        params[P_MAXNODES] = max(1, rules.max_nodes // STREAMLINED_SHARE) if streamlined else rules.max_nodes
+        share = STREAMLINED_SHARE if streamlined else RETRY_SHARE if order == ORDER_DEPTH_FIRST else 1
+        params[P_MAXNODES] = max(1, rules.max_nodes // share)
         if (order, int(params[P_SINGLE]), streamlined) in made:
             continue  # the same search again would give the same answer
         made.add((order, int(params[P_SINGLE]), streamlined))
