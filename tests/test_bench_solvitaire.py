@@ -43,7 +43,8 @@ def test_the_final_verdict_is_the_last_field_of_a_classify_line(bench):
     # The first two are Solvitaire's own output, smart-solvability (FreeCell, seed 99 deal 16 of ours): with 2
     # cells its streamlined pass wins; with 1 cell the streamlined pass runs out of states ("unsolvable", which
     # proves nothing) and the exact pass proves it unsolvable.  The other two are written in the same format: the
-    # streamlined pass runs out and the exact pass wins (2 cells deal 9363's counts), and both passes time out.
+    # streamlined pass runs out and the exact pass wins (its counts those of 2 cells deal 9363's exact search), and
+    # both passes time out.
     two = ", solved, 49, 19048, 8096, 18228, 2775, 0, 5321, 6151, 820, 820, , , , , , , , , , , , solved"
     one = (", unsolvable, 45, 19962, 6445, 19961, 581, 0, 5864, 6151, 176, 0, unsolvable, 136, 92212, 27502, 92211, "
            "1671, 0, 25831, 49157, 344, 0, unsolvable")
