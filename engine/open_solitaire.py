@@ -43,10 +43,13 @@ The search (issue 11).
   against 989 / 9 / 2 in 44.3 M; 1 cell unchanged (212 / 787 / 1, 52.0 M
   against 48.9 M).  The atoms' stamps (``Workspace.seen``, 300 KB) carry the
   deal's number, so they are reused between deals without clearing.
-* The retry (after the streamlined search below, which wins most of the
+* The retry (out of the default order since the line search below, which
+  wins every deal it was kept for, replaced it; it is still the probe's
+  search, and a search the solver can make).  It came after the streamlined
+  search below, which wins most of the
   deals it wins, sooner, most within its probe; but not all: Raglan, seed
   99 deal 557, is left unknown by the guide and the streamlined search at
-  5 x 10^6 positions, and won by the single-card retry in 4.6 M expansions).
+  5 x 10^6 positions, and won by the single-card retry in 4.6 M expansions.
   A deal the first searches leave unknown (max_nodes stored, a
   new position found) is searched once more from the start, with a fresh
   table and half the budget (max_nodes // RETRY_SHARE: since the
@@ -154,8 +157,59 @@ The search (issue 11).
   deep) and runs out of its 300 s on 230, 6689 and 7344; ours, the same
   kernel with both streamliners off in its own move order (its line allowed
   2^21 deep, 16 x DFS_DEPTH), fills that line after 2.0 x 10^7 positions,
-  unwon.  6 columns 518, King Albert 761 and Raglan 489, each unknown after
-  every other search, are won in 216,565, 134,578 and 8,473.
+  unwon (the line search below wins it).  6 columns 518, King Albert 761 and
+  Raglan 489, each unknown after every other search, are won in 216,565,
+  134,578 and 8,473.
+* The line search (``P_LINE``): the same kernel with no streamliner, so
+  exhaustive like the others, in Solvitaire's own order of moves; the third
+  search, with room for LINE_ROOM x max_nodes positions, for the deals the
+  guide and the streamlined search leave unknown.  Solvitaire's exact
+  search (``--streamliners none``, 300 s a deal) wins FreeCell with 2 cells
+  deal 9363 (seed 99) in 12.3 M states, its line 1.2 M moves deep, and 6
+  columns deal 451 in 22.6 M, where every search above and the sweep (3 x
+  10^8 positions in all) had stayed unknown, and the same kernel in our
+  order of moves was unwon at 6 x 10^7: which deals a depth-first search
+  wins within a budget turns on its order of moves.  So this one takes
+  Solvitaire's (``_line_rank``, after game_state.legal_moves.cpp): it tries
+  the move generated last first, and generates a column's card to a cell,
+  a foundation card played back, a reserve card to a column, column to
+  column (by source column, then target), a cell's card to a column (by
+  cell, then target), and last the moves to a foundation; columns taken longest first, then by their cards
+  from the bottom, the higher first, cells by their card, the higher first
+  (``_pile_above``, ``_cell_above``: Solvitaire keeps its piles in that
+  order).  Measured (seed 99): 9363 won in 12,967,091 positions, its line
+  1,314,987 moves deep; 451 in 22,447,989 (which LINE_ROOM = 2 holds from
+  max_nodes 1.2 x 10^7); Raglan 557, which the retry was kept for, in
+  4,748,206 (the retry's 4.6 M), and 7 columns 494 in 21,285.  Its line is
+  kept as 48-byte records (``_encode``), decoded as the line comes back to
+  them, rather than as 664-byte positions: 2^22 moves deep cost 200 MB, not
+  2.8 GB, mapped and touched only as deep as a line goes; each position is
+  decoded before its moves are made, so they refer to the canonical order of
+  columns it is decoded in again.
+  It leaves out, as Solvitaire does, moves that only undo the last one: the
+  card just moved is not sent to a cell or a foundation next, and a card
+  just put in a cell does not leave it next; only when no safe move followed
+  the last move (ours are folded into it).  Claim: the positions this search
+  stores are still closed under every move (so point 3d applies and its
+  "unsolvable" is sound).  Proof: let Q be reached from P by moving card x
+  with no safe move after it, and R = Q + a left-out move of x (to a cell or
+  a foundation, or out of the cell it entered, to anywhere).  Go back along
+  the line from Q to the last position S not reached by moving x with no
+  safe move after it (the root at the latest): every move from S to Q moved
+  x alone, so the cards other than x lie in S, Q and R alike (before R's
+  safe moves), and S leaves out no move of x.  Moving x straight from where
+  it lies in S to where it lies in R is a move of S, or R is S: to a cell,
+  one is free in S unless x lay in one, and then R is S; to a foundation, x
+  is next in S as in Q; to a column, its top card is the same in S, or x lay
+  on it in S and R is S (into an empty column likewise).  That move and R's
+  make the same position, and then the same safe moves.  S was expanded
+  (the line passed through it) and every move it keeps was tried before the
+  line left it: R is stored.  The moves left out are those of a
+  single card (a run's head is not the top card of its column), as in
+  Solvitaire's FreeCell, which moves single cards.  Tested against the
+  plain exhaustive search as the only search, on the cross-check's
+  positions and FreeCell's own (a pruning that left out every move out of a
+  cell after any quiet move failed it).
 * Short lines.  A win found depth first comes with the detours of the line
   that found it (deal 220 above: 1,107 codes, safe moves included).  Its
   line is cut short before it is reported (``_shortcut``): the positions of
@@ -563,6 +617,7 @@ P_WORRY = P_RESERVE + 1  # 1: worrying back: a foundation's top card may go back
 P_SINGLE = P_RESERVE + 2  # 1: one card at a time (no runs move as a unit)
 P_EAGER = P_RESERVE + 3  # 1: every ready card goes up at once (the streamlined search only: not a sound pruning)
 P_SUITS = P_RESERVE + 4  # 1: positions are told apart by colour and rank only (the streamlined search only)
+P_LINE = P_RESERVE + 5  # 1: the line search: moves in Solvitaire's order, the line kept as records (_dfs)
 WORRY_MOVE = 1 << 30  # a generated foundation-to-tableau move: WORRY_MOVE | suit | column << 8
 
 
@@ -1225,10 +1280,14 @@ STREAMLINED_SHARE = 2
 RETRY_SHARE = 2
 STREAMLINERS = (1, 1)  # (P_EAGER, P_SUITS) in the streamlined search; (0, 0) makes it a plain exhaustive search
 DFS_DEPTH, DFS_MOVES = 1 << 17, 1 << 23  # the longest line it follows, and the moves waiting along it
-# The depth-first retries come after the streamlined search: it wins most deals they win, sooner, but not all
-# (module docstring, "The retry": Raglan, seed 99 deal 557).
-SEARCH_ORDERS = ((ORDER_GUIDE, False), (ORDER_STREAMLINED, True), (ORDER_DEPTH_FIRST, True), (ORDER_DEPTH_FIRST, False),
-                 (ORDER_SWEEP, True))
+# The line search (module docstring, "The line search"): the streamlined search's kernel with no streamliner, its
+# moves in Solvitaire's order, its line kept as 48-byte records; it stores at most LINE_ROOM x max_nodes positions.
+ORDER_LINE = 4
+LINE_ROOM = 2
+LINE_DEPTH, LINE_MOVES = 1 << 22, 1 << 25
+# The line search replaced the depth-first retries (module docstring, "The line search"): it wins the deals they
+# were kept for (Raglan, seed 99 deal 557; 7 columns 494) and deals none of the others decides.
+SEARCH_ORDERS = ((ORDER_GUIDE, False), (ORDER_STREAMLINED, True), (ORDER_LINE, True), (ORDER_SWEEP, True))
 # The sweep's budget (module docstring, "The sweep"): at most SWEEP_LIVE x max_nodes positions held at once, at
 # most SWEEP_TOTAL x max_nodes stored in all (each costs 8 bytes of parent link and move for good, and one
 # expansion).
@@ -1706,6 +1765,102 @@ def _dfs_push_moves(st, rel, params, mv, smv, top):
     return top
 
 
+@nb.njit(cache=True, inline="always")
+def _pile_above(st, j, i):
+    """Does column j come before column i in Solvitaire's order of piles: the longer first, then by their cards
+    from the bottom, the higher first (identical columns, which only empty ones can be, by index)?"""
+    a, b = st[O_LEN + j], st[O_LEN + i]
+    if a != b:
+        return a > b
+    for p in range(np.int64(a)):
+        x, y = st[j * WIDTH + p], st[i * WIDTH + p]
+        if x != y:
+            return x > y
+    return j < i
+
+
+@nb.njit(cache=True, inline="always")
+def _cell_above(st, j, i):
+    """Does cell j come before cell i in Solvitaire's order: the higher card first, the empty cells last?"""
+    x, y = st[O_CELL + j], st[O_CELL + i]
+    xv = np.int64(-1) if x == NOCARD else np.int64(x)
+    yv = np.int64(-1) if y == NOCARD else np.int64(y)
+    return xv > yv or (xv == yv and j < i)
+
+
+@nb.njit(cache=True, inline="always")
+def _line_rank(m, st, pos, cpos, last, reserve):
+    """The rank at which Solvitaire generates move m from position st (it tries the last generated first), or
+    -1 for a move the line search leaves out: the card moved last, if no safe move followed, is neither sent to
+    a cell or a foundation nor taken out of the cell it entered (module docstring, "The line search").
+
+    Solvitaire's order (game_state.legal_moves.cpp), with piles and cells in its order (pos, cpos: 0 first):
+    column to cell; foundation card played back (by suit, then target); reserve to column; column to column (by
+    source, then target); cell to column (by cell, then target); to a foundation (the columns, then the cells
+    or the reserve)."""
+    big = np.int64(1) << 12
+    if (m & WORRY_MOVE) != 0:
+        return big // 2 + (m & 15) * 16 + pos[(m >> 8) & 255]
+    src = m & SRC_MASK
+    dst = m >> DST_SHIFT
+    if src >= SRC_CELL:
+        if st[O_CELL + src - SRC_CELL] == last:
+            return np.int64(-1)
+        if dst == DST_FND:
+            return 3 * big + 16 + cpos[src - SRC_CELL]
+        if reserve:
+            return 3 * big // 4 + cpos[src - SRC_CELL] * 16 + pos[dst]
+        return 2 * big + cpos[src - SRC_CELL] * 16 + pos[dst]
+    card = st[src * WIDTH + ((m >> POS_SHIFT) & 63)]
+    if dst == DST_FND:
+        return np.int64(-1) if card == last else 3 * big + pos[src]
+    if dst == DST_CELL:
+        return np.int64(-1) if card == last else pos[src]
+    return big + pos[src] * 16 + pos[dst]
+
+
+@nb.njit(cache=True, inline="always")
+def _line_push_moves(st, rel, params, mv, smv, top, last):
+    """The line search's moves of position st onto the move stack smv from ``top``, the one to try first at
+    the top (_line_rank: Solvitaire's order reversed), the left-out ones dropped; returns the new top, or -1 if
+    the stack is full."""
+    nm = _gen_moves(st, rel, params, mv)
+    if top + nm > smv.shape[0]:
+        return np.int64(-1)
+    pos = np.empty(MAXCOLS, dtype=np.int64)
+    for i in range(params[P_NCOLS]):
+        pos[i] = 0
+        for j in range(params[P_NCOLS]):
+            if j != i and _pile_above(st, j, i):
+                pos[i] += 1
+    cpos = np.empty(MAXCELLS, dtype=np.int64)
+    for i in range(params[P_NCELLS]):
+        cpos[i] = 0
+        for j in range(params[P_NCELLS]):
+            if j != i and _cell_above(st, j, i):
+                cpos[i] += 1
+    keys = np.empty(nm, dtype=np.int64)
+    n = 0
+    for q in range(nm):
+        r = _line_rank(mv[q], st, pos, cpos, last, params[P_RESERVE] != 0)
+        if r >= 0:
+            mv[n] = mv[q]
+            keys[n] = r
+            n += 1
+    for a in range(1, n):  # by rank, the highest first; equal ranks keep the order made
+        k, m = keys[a], mv[a]
+        b = a - 1
+        while b >= 0 and keys[b] < k:
+            keys[b + 1] = keys[b]
+            mv[b + 1] = mv[b]
+            b -= 1
+        keys[b + 1] = k
+        mv[b + 1] = m
+    for q in range(n):
+        smv[top + q] = mv[q]
+    return top + n
+
+
 @nb.njit(cache=True)
 def _dfs(rel, params, recs, table, sst, smv, sbase, snext, scode, ctl):
     """The streamlined search (module docstring): depth first, one line at a time, as Solvitaire searches.
@@ -1722,6 +1877,9 @@ def _dfs(rel, params, recs, table, sst, smv, sbase, snext, scode, ctl):
     red = np.zeros(STATE_WORDS * 8, dtype=np.uint8)
     enc = encs[0]
     max_nodes = params[P_MAXNODES]
+    line = params[P_LINE] != 0
+    par = np.zeros(STATE_WORDS * 8, dtype=np.uint8)  # the line search's position at depth par_at, decoded
+    par_at = np.int64(-1)
     depth = ctl[C_DEPTH]
     nrec = ctl[C_NREC]
     nodes = ctl[C_NODES]
@@ -1743,12 +1901,21 @@ def _dfs(rel, params, recs, table, sst, smv, sbase, snext, scode, ctl):
         if depth + 2 >= sst.shape[0]:
             outcome = UNKNOWN
             break
-        ch = sst[depth + 1]
-        src_w, ch_w = sst[depth].view(np.uint64), ch.view(np.uint64)
-        for t in range(STATE_WORDS):
-            ch_w[t] = src_w[t]
+        if line:  # the line holds records: the position is decoded (in canonical order, as its moves were made)
+            if par_at != depth:
+                _decode(sst[depth], params, par)
+                par_at = depth
+            ch = cur
+            src_w, ch_w = par.view(np.uint64), ch.view(np.uint64)
+            for t in range(STATE_WORDS):
+                ch_w[t] = src_w[t]
+        else:
+            ch = sst[depth + 1]
+            src_w, ch_w = sst[depth].view(np.uint64), ch.view(np.uint64)
+            for t in range(STATE_WORDS):
+                ch_w[t] = src_w[t]
         code = _apply(ch, m, params)
-        _closure(ch, rel, params, empty_out, 0)
+        nauto = _closure(ch, rel, params, empty_out, 0)
         f = _foundation_total(ch)
         best = max(best, f)
         scode[depth] = code
@@ -1771,7 +1938,15 @@ def _dfs(rel, params, recs, table, sst, smv, sbase, snext, scode, ctl):
         _lookup_insert_h(w, hv, recs, nrec, table, gen)
         nrec += 1
         nodes += 1
-        top = _dfs_push_moves(ch, rel, params, mv, smv, sbase[depth + 1])
+        if line:
+            sst[depth + 1, :] = enc[:REC_BYTES]
+            _decode(sst[depth + 1], params, ch)
+            last = np.int64(-1) if nauto > 0 or (m & WORRY_MOVE) != 0 else code // 64
+            top = _line_push_moves(ch, rel, params, mv, smv, sbase[depth + 1], last)
+            par, cur = cur, par  # the child, decoded, is the next position the line expands
+            par_at = depth + 1
+        else:
+            top = _dfs_push_moves(ch, rel, params, mv, smv, sbase[depth + 1])
         if top < 0:
             outcome = UNKNOWN
             break
@@ -1791,8 +1966,12 @@ def _dfs(rel, params, recs, table, sst, smv, sbase, snext, scode, ctl):
 def _dfs_start(st0, rel, params, recs, table, gen, sst, smv, sbase, snext, ctl):
     """Close the root (as sst[0]), store it and push its moves: ctl set for :func:`_dfs`."""
     empty_out = np.zeros(0, dtype=np.int64)
-    sst[0, :STATE_SIZE] = st0[:STATE_SIZE]
-    st0 = sst[0]
+    line = params[P_LINE] != 0
+    if line:  # the line holds records (_dfs): the root is closed and decoded in a position of its own
+        st0 = st0.copy()
+    else:
+        sst[0, :STATE_SIZE] = st0[:STATE_SIZE]
+        st0 = sst[0]
     _closure(st0, rel, params, empty_out, 0)
     ctl[C_NODES] = 0
     ctl[C_BEST] = _foundation_total(st0)
@@ -1814,7 +1993,13 @@ def _dfs_start(st0, rel, params, recs, table, gen, sst, smv, sbase, snext, ctl):
     mv = np.zeros(2048, dtype=np.int64)
     sbase[0] = 0
     snext[0] = 0
-    sbase[1] = _dfs_push_moves(st0, rel, params, mv, smv, 0)
+    if line:
+        sst[0, :] = enc[:REC_BYTES]
+        ch = np.zeros(STATE_WORDS * 8, dtype=np.uint8)
+        _decode(sst[0], params, ch)
+        sbase[1] = _line_push_moves(ch, rel, params, mv, smv, 0, -1)
+    else:
+        sbase[1] = _dfs_push_moves(st0, rel, params, mv, smv, 0)
 
 
 @nb.njit(cache=True)
@@ -1990,7 +2175,7 @@ class SolverRules:
         rules = [self.ncols, self.cells, self.build, int(self.wrap), int(self.unlimited), self.empty, self.max_nodes]
         king_albert = [int(self.reserve), int(self.worrying_back), int(self.single_card)]  # P_RESERVE..P_SINGLE
         return np.concatenate([np.array(rules, dtype=np.int64), HEURISTIC_WEIGHTS,
-                               np.array(king_albert + [0, 0], dtype=np.int64)])  # P_EAGER, P_SUITS: streamlined only
+                               np.array(king_albert + [0, 0, 0], dtype=np.int64)])  # P_EAGER, P_SUITS, P_LINE: set per search
 
 
 class Workspace:
@@ -2018,6 +2203,7 @@ class Workspace:
         self.seen_gen = 0
         self.probe: Workspace | None = None  # the probe's tables, made when first needed
         self.dfs: tuple | None = None  # the streamlined search's line (dfs_stack), made when first needed
+        self.line: tuple | None = None  # the line search's (line_stack), made when first needed
         # the sweep's (made at its first use): cards up and number of each live record, links of every position
         self.lay = np.zeros(1, dtype=np.int64)
         self.rid = np.zeros(1, dtype=np.int32)
@@ -2064,6 +2250,26 @@ class Workspace:
                         np.empty(DFS_DEPTH + 1, dtype=np.int64), np.empty(DFS_DEPTH, dtype=np.int64),
                         np.empty(DFS_DEPTH, dtype=np.int64))
         return self.dfs
+
+    def line_stack(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The line search's line, as :meth:`dfs_stack` but its positions as 48-byte records, and deeper."""
+        if self.line is None:
+            self.line = (np.empty((LINE_DEPTH, REC_BYTES), dtype=np.uint8), np.empty(LINE_MOVES, dtype=np.int64),
+                         np.empty(LINE_DEPTH + 1, dtype=np.int64), np.empty(LINE_DEPTH, dtype=np.int64),
+                         np.empty(LINE_DEPTH, dtype=np.int64))
+        return self.line
+
+    def stack(self, order: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The line of a depth-first search of one line at a time (the streamlined or the line search)."""
+        return self.line_stack() if order == ORDER_LINE else self.dfs_stack()
+
+    def reserve_records(self, n: int) -> None:
+        """Map the records at ``n`` (the line search's room), as :meth:`reserve` does."""
+        if self.recs.shape[0] < n:
+            try:
+                self.recs = np.empty((int(n), REC_WORDS), dtype=np.uint64)
+            except MemoryError:
+                return  # the search grows the records it has, by doubling
 
     def links(self, order: int) -> tuple[np.ndarray, np.ndarray]:
         """(parent, move word) of the stored positions of the last search of this order made here."""
@@ -2135,8 +2341,10 @@ _NO_STOP = np.iinfo(np.int64).max
 def _begin(start: np.ndarray, rel: np.ndarray, params: np.ndarray, ws: Workspace, order: int, ctl: np.ndarray) -> None:
     """Start a search of ``start`` in ws's tables: its root closed and stored, ctl set for :func:`_advance`."""
     st = start.copy()
-    if order == ORDER_STREAMLINED:
-        sst, smv, sbase, snext, _ = ws.dfs_stack()
+    if order in (ORDER_STREAMLINED, ORDER_LINE):
+        if order == ORDER_LINE:
+            ws.reserve_records(int(params[P_MAXNODES]))
+        sst, smv, sbase, snext, _ = ws.stack(order)
         _dfs_start(st, rel, params, ws.recs, ws.table, ws.next_gen(), sst, smv, sbase, snext, ctl)
     elif order == ORDER_SWEEP:
         ws.reserve_sweep(int(params[P_MAXNODES]))
@@ -2155,8 +2363,8 @@ def _begin(start: np.ndarray, rel: np.ndarray, params: np.ndarray, ws: Workspace
 def _advance(rel: np.ndarray, params: np.ndarray, ws: Workspace, ctl: np.ndarray, stop: int) -> None:
     """Run the search in ctl until it is decided or has made ``stop`` expansions in all."""
     ctl[C_STOP] = stop
-    if ctl[C_ORDER] == ORDER_STREAMLINED:
-        ws.recs, ws.table = _dfs(rel, params, ws.recs, ws.table, *ws.dfs_stack(), ctl)
+    if ctl[C_ORDER] in (ORDER_STREAMLINED, ORDER_LINE):
+        ws.recs, ws.table = _dfs(rel, params, ws.recs, ws.table, *ws.stack(int(ctl[C_ORDER])), ctl)
     elif ctl[C_ORDER] == ORDER_SWEEP:
         ws.recs, ws.lay, ws.rid, ws.sweep_heap, ws.sweep_parent, ws.sweep_code, ws.table = _sweep(
             rel, params, ws.recs, ws.lay, ws.rid, ws.sweep_heap, ws.sweep_parent, ws.sweep_code, ws.table, ctl,
@@ -2230,8 +2438,9 @@ def solve_state(st: np.ndarray, rel: np.ndarray, rules: SolverRules, ws: Workspa
         streamlined = order == ORDER_STREAMLINED
         params[P_SINGLE] = _single_cards(rules, single_cards)
         params[P_EAGER], params[P_SUITS] = _streamliners(rules) if streamlined else (0, 0)
+        params[P_LINE] = int(order == ORDER_LINE)
         share = STREAMLINED_SHARE if streamlined else RETRY_SHARE if order == ORDER_DEPTH_FIRST else 1
-        params[P_MAXNODES] = max(1, rules.max_nodes // share)
+        params[P_MAXNODES] = max(1, rules.max_nodes * LINE_ROOM if order == ORDER_LINE else rules.max_nodes // share)
         if (order, int(params[P_SINGLE]), streamlined) in made:
             continue  # the same search again would give the same answer
         made.add((order, int(params[P_SINGLE]), streamlined))
@@ -2268,8 +2477,9 @@ def solve_state(st: np.ndarray, rel: np.ndarray, rules: SolverRules, ws: Workspa
         if won_ctl is not ctl or ctl[C_OUTCOME] != UNKNOWN or timed_out:
             break
     sol = np.zeros(0, dtype=np.int64)
-    if won_ctl[C_OUTCOME] == WON and won_ctl[C_ORDER] == ORDER_STREAMLINED:  # its line is its stack
-        sol = _replay(start, rel, won_params, won_in.dfs_stack()[4][:int(won_ctl[C_DEPTH]) + 1].copy())
+    if won_ctl[C_OUTCOME] == WON and won_ctl[C_ORDER] in (ORDER_STREAMLINED, ORDER_LINE):  # its line is its stack
+        scode = won_in.stack(int(won_ctl[C_ORDER]))[4]
+        sol = _replay(start, rel, won_params, scode[:int(won_ctl[C_DEPTH]) + 1].copy())
         line_params = won_params.copy()
         line_params[P_SINGLE] = _single_cards(rules, False)
         sol = _shortcut(start, rel, line_params, sol)

@@ -7,6 +7,8 @@ wrap-around) and the time limit may change nothing but how long a deal may take.
 
 from __future__ import annotations
 
+import random
+
 import numpy as np
 import pytest
 
@@ -382,6 +384,30 @@ def test_the_depth_first_kernel_without_streamliners_keeps_the_verdicts_of_the_p
     monkeypatch.setattr(osol, "STREAMLINERS", (0, 0))
     monkeypatch.setattr(osol, "STREAMLINED_SHARE", 1)
     base.test_solver_verdicts_match_a_plain_exhaustive_search_on_small_positions()
+
+
+@pytest.mark.parametrize("single_cards", [False, True])
+def test_the_line_search_keeps_the_verdicts_of_the_plain_exhaustive_search(monkeypatch, single_cards):
+    """The line search (the same kernel in Solvitaire's order of moves, its line kept as records, the moves that
+    undo the last card's move left out: module docstring, "The line search") is exhaustive: as the only search,
+    every rule combination's verdicts are those of the plain exhaustive search, wins replayed."""
+    import test_open_solitaire as base
+
+    monkeypatch.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_LINE, single_cards),))
+    monkeypatch.setattr(osol, "LINE_ROOM", 1)
+    base.test_solver_verdicts_match_a_plain_exhaustive_search_on_small_positions()
+    # FreeCell's own kind of position (alternating colours, a cell or two, more cards left), where cards go
+    # through the cells and back, as the left-out moves would have them
+    for cells in (1, 2):
+        verdicts, _ = base._alternate_cross_check(random.Random(61 + cells), cells, 12, False, lambda layout: 0)
+        assert verdicts[True] >= 10 and verdicts[False] >= 5, verdicts
+    # King Albert's family: a reserve, foundation cards played back (test_king_albert.py's cross-check)
+    import test_king_albert
+
+    test_king_albert.test_solver_verdicts_match_a_plain_exhaustive_search_on_small_positions()
+    # whole deals the plain exhaustive search proves lost (test_open_solitaire.py)
+    for game, deal in (("penguin", seeded_deals(DECK_52, 7, 0, 1)[0]), ("freecell", microsoft_deal(1))):
+        assert osol.solve_deal(deal, _srules(game, cells=1)).outcome == UNSOLVABLE, game
 
 
 def test_the_streamlined_search_wins_only_won_positions_and_never_says_unsolvable(monkeypatch):
