@@ -293,7 +293,7 @@ def _guide_alone(monkeypatch, deal, rules):
 def test_the_sweep_proves_a_deal_unsolvable_in_half_the_table(monkeypatch):
     """FreeCell with 1 cell, seed 99 deal 16: unsolvable, 25,831 positions reachable (the guide, exhaustive,
     expands them all).  With room for half of them the guide stops unknown, and so do the streamlined search and
-    the retries; the sweep, holding at most that many at once (SWEEP_LIVE 1 here), expands the same 25,831 and proves the deal
+    the line search (room for twice as many: 25,830, one short; it stores all 25,831 when given room); the sweep, holding at most that many at once (SWEEP_LIVE 1 here), expands the same 25,831 and proves the deal
     unsolvable."""
     import dataclasses
 
@@ -310,7 +310,7 @@ def test_the_sweep_proves_a_deal_unsolvable_in_half_the_table(monkeypatch):
         m.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, False),))
         with_runs = osol.solve_deal(deal, half)
     assert alone.outcome == with_runs.outcome == UNSOLVABLE and alone.nodes == with_runs.nodes == full.nodes
-    every = osol.solve_deal(deal, half)  # the default searches: guide, streamlined, both retries (unknown), sweep
+    every = osol.solve_deal(deal, half)  # the default searches: guide, streamlined, line search (unknown), sweep
     assert every.outcome == UNSOLVABLE and every.nodes > guide_half.nodes + full.nodes
     # and the sweep's room is really the limit: it needs a quarter of them at once (6,458), a fifth is too few
     fifth = dataclasses.replace(half, max_nodes=full.nodes // 5)
