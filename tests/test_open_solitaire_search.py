@@ -410,6 +410,20 @@ def test_the_line_search_keeps_the_verdicts_of_the_plain_exhaustive_search(monke
         assert osol.solve_deal(deal, _srules(game, cells=1)).outcome == UNSOLVABLE, game
 
 
+def test_the_line_search_in_slices_ends_as_one_run(monkeypatch):
+    """Paused every 7 expansions (max_seconds set, far away), the line search alone ends as one run straight
+    through (its decoded position is not carried between slices: it is decoded again from the line)."""
+    monkeypatch.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_LINE, True),))
+    decks = seeded_deals(DECK_52, 99, 0, 4)
+    plain, sliced = _srules("freecell", cells=1), _srules("freecell", cells=1, max_seconds=3600)
+    ws = osol.Workspace()
+    whole = [osol.solve_deal(d, plain, ws) for d in decks]
+    monkeypatch.setattr(osol, "SLICE_NODES", 7)
+    parts = [osol.solve_deal(d, sliced, ws) for d in decks]
+    assert all(_same(a, b) for a, b in zip(whole, parts))
+    assert {s.outcome for s in whole} == {WON, UNSOLVABLE} and max(s.nodes for s in whole) > 1000
+
+
 def test_the_streamlined_search_wins_only_won_positions_and_never_says_unsolvable(monkeypatch):
     """With its streamliners (every ready card up, positions told apart by colour and rank), the streamlined
     search may miss wins, so running out of positions proves nothing: on the cross-check's small positions it
