@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from pathlib import Path
 
@@ -123,10 +124,14 @@ def test_every_worker_node_removed_waits_visibly_then_fails_with_exit_1_keeping_
     assert proc.returncode == 1, err
     assert "the cluster has no CPU left (every worker node is gone): waiting up to 4 s" in err
     line = [ln for ln in err.splitlines() if ln.startswith("patience: error:")]
-    assert len(line) == 1 and "no CPU for 4 s" in line[0] and f"the {kept} finished units stay" in line[0], err
-    assert 6 <= kept < UNITS
+    said = re.search(r"the (\d+) finished units stay", line[0]) if len(line) == 1 else None
+    assert said and "no CPU for 4 s" in line[0], err
+    # the driver counts the units it heard back from; a worker may have put its part in place just before its node
+    # went, unheard (store.py: resume then reads that part's summary from its footer), so the disk may hold more
+    done = int(said.group(1))
+    assert 6 <= done <= kept < UNITS, (done, kept)
     m = json.loads((out / "run.json").read_text())
-    assert m["status"] == "failed" and m["totals"]["units_done"] == kept
+    assert m["status"] == "failed" and m["totals"]["units_done"] == done
     # A node back: the same command resumes and completes, every row once.
     workers[:] = [c.add_node(**NODE)]
     c.wait_for_nodes()
