@@ -180,7 +180,7 @@ The search (issue 11).
   order).  Measured (seed 99): 9363 won in 12,967,091 positions, its line
   1,314,987 moves deep; 451 in 22,447,989 (which LINE_ROOM = 2 holds from
   max_nodes 1.2 x 10^7); Raglan 557, which the retry was kept for, in
-  4,748,206 (the retry's 4.6 M), and 7 columns 494 in 21,285.  Its line is
+  7,672,321 (the retry's 4.6 M), and 7 columns 494 in 21,285.  Its line is
   kept as 48-byte records (``_encode``), decoded as the line comes back to
   them, rather than as 664-byte positions: 2^22 moves deep cost 200 MB, not
   2.8 GB, mapped and touched only as deep as a line goes; each position is
