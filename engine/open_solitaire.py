@@ -386,8 +386,9 @@ Sound pruning, and why.
    while c is still out.  Both are ruled out by a lemma first.
    Lemma.  Let m be the lowest foundation height of a winnable position Q and
    V the cards of rank <= m + 1 (ranks counted 1..13) that are on the
-   foundations in Q.  Some winning line from Q, no longer than the shortest,
-   never takes a card of V off the foundations.  Proof: take a winning line
+   foundations in Q.  For every winning line from Q there is one with no more
+   moves of each kind (to a foundation, or not) that never takes a card of V
+   off the foundations.  Proof: take a winning line
    T0 = Q, ..., Tk and let Ti' be Ti with every V card that is out (played
    back) returned to its foundation.  Every card of rank <= m is in V, so a
    card put on a V card (rank one lower, <= m) is a V card, and so is every
@@ -402,23 +403,49 @@ Sound pruning, and why.
    (the lifted cards of x's suit are all below x: x not in V means rank
    >= m + 2, or rank m + 1 with x itself the suit's rank-(m + 1) card); played
    back, x is still its foundation's top for the same reason.  Tk' = Tk is won.
-   Claim.  Let c, of rank r, be exposed (a column's top or in the reserve) and
-   next for its foundation.  If both foundations of the other colour hold at
-   least r - 1 cards and the other foundation of c's colour at least r - 2,
-   then S' = S with c moved up is winnable when S is, by a line no longer.
-   Proof: here m >= r - 2, so c's suit's card of rank r - 1 and the two cards
-   of the other colour of rank r - 1 are in V; take the lemma's winning line:
-   those three cards never leave the foundations.  So nothing is ever built
-   on c (only those two cards build on it), and while c is out its
-   foundation stands at exactly r - 1.  Now point 3's simulation applies word
-   for word (a move of c alone, including playing it back, is skipped; a run
-   ending in c moves without c; nothing else changes, and S' has every empty
-   column of S).  The condition only gets easier as foundations grow, so
+   Claim (the condition of point 3c, which Solvitaire also uses under
+   worrying back).  Let c, of rank r, be exposed (a column's top or in the
+   reserve) and next for its foundation, which holds r - 1 cards.  If both
+   foundations of the other colour hold at least r - 2 cards and the other
+   foundation of c's colour at least r - 3, then S' = S with c moved up is
+   winnable when S is, by a line with no more moves not to a foundation.
+   Proof: here m >= r - 3, so V holds every card of rank <= r - 2 that is up
+   in S: all of c's suit's and of the other colour's below r - 1, and the
+   other same-colour suit's below r - 2.  Take a winning line from S as the
+   lemma gives it: those cards never leave the foundations.  Then point 3c's
+   set X = {c, b1, b2, d} works as there: only b1 and b2 (other colour, rank
+   r - 1) build on c; only d (c's colour, rank r - 2, the other suit: c's own
+   suit's card of that rank is in V) builds on a b; only other-colour cards
+   of rank r - 3, all in V, build on d; and b's foundation never falls below
+   r - 2 cards, d's below r - 3 (their tops are in V), so b and d are next for
+   their foundations whenever they are out.  One card more can leave a
+   foundation now: c' = c's suit's card of rank r - 1.  Nothing ever builds on
+   c' (other-colour cards of rank r - 2, in V), and c's foundation never
+   falls below r - 2 cards, so c' is next for it whenever it is out.  Run
+   point 3c's construction (E0 = {c}; the lines are no longer "with
+   foundations that only grow", but each step below only uses the facts
+   just listed) with one more case: (d) the move plays c' back (c is out in
+   T, since c' is its foundation's top, and up in T' as an E card): add c'
+   to E and skip the move; from then on c' and c are the E cards of their
+   suit, the two cards above c's suit's rank r - 2, so invariant (i) holds.
+   The other cases need one more word each: (a) includes playing back an E
+   card; in (b) a card x not in E played back is its foundation's top in T'
+   as in T, since a suit with an E card out has under it c', c's suit's
+   rank r - 2 card, b's rank r - 2 card or d's rank r - 3 card, and the last
+   three are in V; in (c) nothing goes onto c', and a card played back onto
+   an E card (b onto c, d onto a b) is up in T' already: it joins E with no
+   move (b's and d's foundations then stand just below them, their tops
+   being in V).  So S' is winnable
+   by a line with no more moves not to a foundation, as the closure needs
+   (point 3d).  The condition only gets easier as foundations grow, so
    closures stay unique; a foundation card that the closure would send back
    up at once is never played back (the move leads to the same position).
-   Solvitaire (Blake and Gent) moves more cards up under worrying back (other
-   colour within 2 ranks, same colour within 3) without a proof in its
-   source; we keep to the rule proved here.
+   Point 3's condition alone (the other colour at r - 1, nothing asked of
+   c's) is not safe here: tests/test_king_albert.py pins a deal won only by
+   playing a card back onto a King that it would have sent up.  An earlier
+   version of this point asked for the other colour at r - 1 and c's at
+   r - 2; on King Albert deal 1345 (seed 99) it stored five times the
+   positions Solvitaire's exact search needs to prove the deal lost.
 3c. Stronger safe moves in alternating colours without worrying back
    (FreeCell, King Albert with ``worrying_back`` false).  Claim: let c, of
    relative rank r, be exposed (a column's top, or in a cell or the reserve)
@@ -716,12 +743,13 @@ def _safe_alternate(c, st, rel):
 def _safe_worrying_back(c, st, rel):
     """Point 3b of the module docstring: under worrying back (alternating colours, foundations from the
     Ace) a card of relative rank r goes up safely when both foundations of the other colour hold at
-    least r cards and the other foundation of its colour at least r - 1 (c is ready: its own holds r)."""
+    least r - 1 cards and the other foundation of its colour at least r - 2 (c is ready: its own holds r).
+    This is point 3c's condition; point 3's (the other colour at r, nothing asked of c's) is not safe here."""
     r = np.int64(rel[c])
     s = c // 13
     if s == 0 or s == 3:  # black: clubs, spades
-        return st[O_FND + 1] >= r and st[O_FND + 2] >= r and st[O_FND + 3 - s] >= r - 1
-    return st[O_FND + 0] >= r and st[O_FND + 3] >= r and st[O_FND + 3 - s] >= r - 1
+        return st[O_FND + 1] >= r - 1 and st[O_FND + 2] >= r - 1 and st[O_FND + 3 - s] >= r - 2
+    return st[O_FND + 0] >= r - 1 and st[O_FND + 3] >= r - 1 and st[O_FND + 3 - s] >= r - 2
 
 
 @nb.njit(cache=True)

@@ -207,6 +207,38 @@ def test_the_freecell_safe_rule_would_lose_a_won_game_under_worrying_back():
     assert ref.exhaustive_verdict(layout, off) is False
 
 
+# Positions found by a random search with the plain exhaustive search: KH is exposed and next, and won only
+# while it stays out.  One rank looser on either condition of point 3b would send it up and lose the game.
+LOOSER_RULE_LOSES = {
+    # the other colour at r - 2 (Jacks up), but the diamonds at r - 4 (9D): QC must come onto KH to take JD
+    # off TD, which is next for its foundation only after the Jack
+    "same colour one rank short": (["KC TD JD", "QS KD QD KH"], "KS QC", [11, 9, 12, 11]),
+    # the diamonds at r - 3 (TD), but the clubs at r - 3 (TC) too: QC has to come onto KH to free JC
+    "other colour one rank short": (["KS KD JC QC JS", "JD KC", "KH"], "QD QS", [10, 10, 12, 10]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LOOSER_RULE_LOSES))
+def test_point_3b_is_tight_a_looser_rule_would_lose_a_won_game(name):
+    """Point 3b asks both other-colour foundations for r - 2 cards and the other one of c's colour for r - 3;
+    a rule asking one rank less of either (Solvitaire's rule without worrying back, point 3's, asks less of
+    c's colour) would send KH up in these positions and lose them.  The plain search confirms both verdicts,
+    and the solver must win, with a solution the reference replays."""
+    cols, reserve, fnd = LOOSER_RULE_LOSES[name]
+    rules = _rules(empty_column="none", max_nodes=100_000)
+    rrules = ka.reference_rules(rules)
+    columns = [parse_cards(c) for c in cols] + [[] for _ in range(9 - len(cols))]
+    layout = ref.Layout(columns, parse_cards(reserve) + [None] * (7 - len(reserve.split())), fnd)
+    assert ref.exhaustive_verdict(layout, rrules) is True
+    up = layout.copy()
+    kh = parse_card("KH")
+    ref.apply_move(up, ref.Move("column", next(i for i, c in enumerate(columns) if c and c[-1] == kh), 1, "foundation"))
+    assert ref.exhaustive_verdict(up, rrules) is False
+    sol = _solver_verdict(layout, rules)
+    assert sol.outcome == WON
+    assert ref.check_from(layout, rrules, ka.reference_moves(layout, rrules, sol.codes)) is None
+
+
 def _random_position(rng: random.Random):
     """A random position with few cards out, and random rules, for the cross-check."""
     rules = ka.KingAlbertRules(
