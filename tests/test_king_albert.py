@@ -221,8 +221,8 @@ LOOSER_RULE_LOSES = {
 @pytest.mark.parametrize("name", sorted(LOOSER_RULE_LOSES))
 def test_point_3b_is_tight_a_looser_rule_would_lose_a_won_game(name):
     """Point 3b asks both other-colour foundations for r - 2 cards and the other one of c's colour for r - 3;
-    a rule asking one rank less of either (Solvitaire's rule without worrying back, point 3's, asks less of
-    c's colour) would send KH up in these positions and lose them.  The plain search confirms both verdicts,
+    a rule asking one rank less of either would send KH up in these positions and lose them (point 3's rule,
+    which asks nothing of c's colour, loses the position of the test above).  The plain search confirms both verdicts,
     and the solver must win, with a solution the reference replays."""
     cols, reserve, fnd = LOOSER_RULE_LOSES[name]
     rules = _rules(empty_column="none", max_nodes=100_000)
