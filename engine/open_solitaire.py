@@ -604,6 +604,10 @@ EMPTY_ANY, EMPTY_TOP_RANK, EMPTY_NONE = 0, 1, 2  # TOP_RANK: relative rank 12 (a
 TO_EMPTY, TO_CELL, TO_FOUNDATION = 52, 53, 54
 
 # The games' max_seconds switch (its one-line doc, what `patience games GAME` prints, and its bound)
+# The max_nodes switch's help where the default is 10^7 (Baker's Game, FreeCell, King Albert): what it costs.
+MAX_NODES_DOC = ("positions the solver may store before it answers unknown (about 60 to 90 bytes each, taken only as "
+                 "used: about 1 GB at the default, 2.4 GB at 30000000; the line search stores up to 2 x as many, and "
+                 "the last, the sweep, holds up to 3 x as many: about 2.5 GB at the default)")
 MAX_SECONDS_DOC = ("CPU seconds the solver may spend on one deal before it answers unknown (0: no limit); NOT "
                    "reproducible: a deal near the limit may get another verdict on another machine or load")
 MAX_SECONDS_HI = 86_400

@@ -29,6 +29,7 @@ from engine.open_solitaire import (
     BUILD_ALTERNATE,
     EMPTY_CODES,
     LAYOUT_IN_TURN,
+    MAX_NODES_DOC,
     MAX_SECONDS_DOC,
     MAX_SECONDS_HI,
     P_W,
@@ -60,11 +61,7 @@ class KingAlbertRules:
     worrying_back: bool = switch(True, "true: a foundation's top card may be played back onto the tableau")
     empty_column: str = switch("any", "what an empty column takes: any card, kings (a King, or a run headed by "
                                "one), none", choices=("any", "kings", "none"))
-    max_nodes: int = switch(10_000_000, "positions the solver may store before it answers unknown (about 60 to 90 "
-                            "bytes each, taken only as used: about 1 GB at the default, 2.4 GB at 30000000; the "
-                            "line search stores up to 2 x as many, and the last, the sweep, holds up to 3 x as "
-                            "many: about 2.5 GB at the default)",
-                            lo=1, hi=MAX_NODES_HI)
+    max_nodes: int = switch(10_000_000, MAX_NODES_DOC, lo=1, hi=MAX_NODES_HI)
     max_seconds: int = switch(0, MAX_SECONDS_DOC, lo=0, hi=MAX_SECONDS_HI)
     # Every combination of these switches is a playable game, so there is no __post_init__ check.
 
