@@ -604,10 +604,18 @@ EMPTY_ANY, EMPTY_TOP_RANK, EMPTY_NONE = 0, 1, 2  # TOP_RANK: relative rank 12 (a
 TO_EMPTY, TO_CELL, TO_FOUNDATION = 52, 53, 54
 
 # The games' max_seconds switch (its one-line doc, what `patience games GAME` prints, and its bound)
-# The max_nodes switch's help where the default is 10^7 (Baker's Game, FreeCell, King Albert): what it costs.
-MAX_NODES_DOC = ("positions the solver may store before it answers unknown (about 60 to 90 bytes each, taken only as "
-                 "used: about 1 GB at the default, 2.4 GB at 30000000; the line search stores up to 2 x as many, and "
-                 "the last, the sweep, holds up to 3 x as many: about 2.5 GB at the default)")
+
+
+def max_nodes_doc(line_room: int, line_memory: str) -> str:
+    """The max_nodes switch's help where the default is 10^7 (Baker's Game, FreeCell, King Albert): what it
+    costs, with the game's room for the line search (``SolverRules.line_room``) and what that takes."""
+    return ("positions the solver may store before it answers unknown (about 60 to 90 bytes each, taken only as "
+            "used: about 1 GB at the default, 2.4 GB at 30000000; a deal the first searches leave unknown goes "
+            f"on to the line search, which stores up to {line_room} x as many{line_memory}, and last to the sweep, "
+            "which holds up to 3 x as many: about 2.5 GB at the default)")
+
+
+MAX_NODES_DOC = max_nodes_doc(2, "")
 MAX_SECONDS_DOC = ("CPU seconds the solver may spend on one deal before it answers unknown (0: no limit); NOT "
                    "reproducible: a deal near the limit may get another verdict on another machine or load")
 MAX_SECONDS_HI = 86_400
@@ -2191,6 +2199,9 @@ class SolverRules:
     reserve: bool = False
     worrying_back: bool = False
     single_card: bool = False
+    # the line search's room in units of max_nodes; 0 for the module's LINE_ROOM (a game whose unknowns more room
+    # decides, within the 4 GiB a deal may use and the time its row may take, sets its own)
+    line_room: int = 0
 
     def __post_init__(self) -> None:
         if not 0 <= self.cells <= MAXCELLS:
@@ -2261,19 +2272,42 @@ class Workspace:
 
     def reserve_sweep(self, max_nodes: int) -> None:
         """Map the sweep's arrays (mapped, not touched, as :meth:`reserve`): the records and per-record arrays at
-        SWEEP_LIVE x ``max_nodes`` (the records replace the other searches' smaller array, which is dropped, so
-        the two never hold memory at once), the links at SWEEP_TOTAL x ``max_nodes``."""
+        SWEEP_LIVE x ``max_nodes`` (the records replace the other searches' array, which is dropped, so the two
+        never hold memory at once: a line search with more room than the sweep's leaves a larger one, whose
+        touched pages would stay), the links at SWEEP_TOTAL x ``max_nodes``."""
         n, total = SWEEP_LIVE * int(max_nodes), SWEEP_TOTAL * int(max_nodes)
-        if self.recs.shape[0] >= n and self.lay.shape[0] >= n and self.sweep_parent.shape[0] >= total:
+        if self.recs.shape[0] == n and self.lay.shape[0] >= n and self.sweep_parent.shape[0] >= total:
             return
         try:
-            if self.recs.shape[0] < n:
+            if self.recs.shape[0] != n:
                 self.recs = np.empty((n, REC_WORDS), dtype=np.uint64)
             lay, rid, heap = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int32), np.empty(n, dtype=np.int32)
             parent, code = np.empty(total, dtype=np.int32), np.empty(total, dtype=np.int32)
         except MemoryError:
             return  # the sweep grows the arrays it has, by doubling
         self.lay, self.rid, self.sweep_heap, self.sweep_parent, self.sweep_code = lay, rid, heap, parent, code
+
+    def release(self, order: int) -> None:
+        """Give back what the searches before touched and the next one, the line search or the sweep, does not use.
+
+        These are the searches a deal gets only when the others leave it unknown, where the room they may take
+        is the most any search takes (King Albert's line search: 5 x max_nodes), so a few mappings cost nothing
+        beside them.  The table starts small again: a table the kernel outgrows is dropped there, but the one
+        it started with stays alive while this workspace holds it, so the line search held the guide's 256 MiB
+        table beside its own 1 GiB.  The guide's per-position arrays are mapped anew, untouched (229 MiB at
+        10^7), and so are the streamlined search's line and, before the sweep, the line search's (the line
+        search's records are re-mapped by :meth:`reserve_sweep`).  King Albert deal 1856 (seed 99): its line
+        search, 5 x 10^7 positions, peaked at 4,308 MiB without this.
+        """
+        self.table = np.zeros(4 * (1 << 14), dtype=np.uint64)
+        self.gen = 0
+        self.parent = np.empty(self.parent.shape[0], dtype=np.int32)
+        self.mcode = np.empty(self.mcode.shape[0], dtype=np.int32)
+        self.heap = np.empty(self.heap.shape[0], dtype=np.int64)
+        self.heap2 = np.empty(self.heap2.shape[0], dtype=np.int64)
+        self.dfs = None
+        if order == ORDER_SWEEP:
+            self.line = None
 
     def dfs_stack(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The streamlined search's line (positions, move stack, its bounds per depth, next move, move made),
@@ -2376,10 +2410,12 @@ def _begin(start: np.ndarray, rel: np.ndarray, params: np.ndarray, ws: Workspace
     st = start.copy()
     if order in (ORDER_STREAMLINED, ORDER_LINE):
         if order == ORDER_LINE:
+            ws.release(order)
             ws.reserve_records(int(params[P_MAXNODES]))
         sst, smv, sbase, snext, _ = ws.stack(order)
         _dfs_start(st, rel, params, ws.recs, ws.table, ws.next_gen(), sst, smv, sbase, snext, ctl)
     elif order == ORDER_SWEEP:
+        ws.release(order)
         ws.reserve_sweep(int(params[P_MAXNODES]))
         _search_start(st, rel, params, ws.recs, ws.sweep_parent, ws.sweep_code, np.zeros(1, dtype=np.int64),
                       ws.table, ws.next_gen(), ctl)
@@ -2473,7 +2509,8 @@ def solve_state(st: np.ndarray, rel: np.ndarray, rules: SolverRules, ws: Workspa
         params[P_EAGER], params[P_SUITS] = _streamliners(rules) if streamlined else (0, 0)
         params[P_LINE] = int(order == ORDER_LINE)
         share = STREAMLINED_SHARE if streamlined else RETRY_SHARE if order == ORDER_DEPTH_FIRST else 1
-        params[P_MAXNODES] = max(1, rules.max_nodes * LINE_ROOM if order == ORDER_LINE else rules.max_nodes // share)
+        room = rules.line_room or LINE_ROOM
+        params[P_MAXNODES] = max(1, rules.max_nodes * room if order == ORDER_LINE else rules.max_nodes // share)
         if (order, int(params[P_SINGLE]), streamlined) in made:
             continue  # the same search again would give the same answer
         made.add((order, int(params[P_SINGLE]), streamlined))

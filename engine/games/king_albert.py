@@ -29,7 +29,7 @@ from engine.open_solitaire import (
     BUILD_ALTERNATE,
     EMPTY_CODES,
     LAYOUT_IN_TURN,
-    MAX_NODES_DOC,
+    max_nodes_doc,
     MAX_SECONDS_DOC,
     MAX_SECONDS_HI,
     P_W,
@@ -47,6 +47,15 @@ from engine.rules import switch
 
 MAX_NODES_HI = 100_000_000  # about 60 to 90 bytes of memory per stored position (engine/open_solitaire.py, point 1)
 
+# The line search's room here, in units of max_nodes (the shared solver's LINE_ROOM is 2).  At 5 x 10^7 it
+# decides deals 490 (seed 99, unsolvable in 47.4 M positions) and 864 (seed 2024, won in 44.4 M), which stayed
+# unknown through every search at 2 x 10^7 and which Solvitaire's exact search leaves undecided at 300 s.  What
+# it costs: a deal that fills the room (seed 99 deal 1856, unknown) peaks at 3,866 MiB, the line search's 48-byte
+# records and its 1 GiB table after the earlier searches' memory is given back (Workspace.release), and spends
+# 844 CPU-s in all (523 at 2 x 10^7).  Room 6 would decide 1856 too (won in 56.9 M) but not within 4 GiB.
+LINE_ROOM = 5
+LINE_MEMORY = ", about 3.8 GB at the default"
+
 
 @dataclass(frozen=True)
 class KingAlbertRules:
@@ -61,7 +70,7 @@ class KingAlbertRules:
     worrying_back: bool = switch(True, "true: a foundation's top card may be played back onto the tableau")
     empty_column: str = switch("any", "what an empty column takes: any card, kings (a King, or a run headed by "
                                "one), none", choices=("any", "kings", "none"))
-    max_nodes: int = switch(10_000_000, MAX_NODES_DOC, lo=1, hi=MAX_NODES_HI)
+    max_nodes: int = switch(10_000_000, max_nodes_doc(LINE_ROOM, LINE_MEMORY), lo=1, hi=MAX_NODES_HI)
     max_seconds: int = switch(0, MAX_SECONDS_DOC, lo=0, hi=MAX_SECONDS_HI)
     # Every combination of these switches is a playable game, so there is no __post_init__ check.
 
@@ -114,6 +123,7 @@ def solver_rules(rules: KingAlbertRules) -> KingAlbertSolverRules:
         worrying_back=bool(rules.worrying_back),
         single_card=rules.move_unit == "card",
         max_seconds=float(rules.max_seconds),
+        line_room=LINE_ROOM,
     )
 
 
