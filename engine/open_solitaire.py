@@ -162,8 +162,11 @@ The search (issue 11).
   134,578 and 8,473.
 * The line search (``P_LINE``): the same kernel with no streamliner, so
   exhaustive like the others, in Solvitaire's own order of moves; the third
-  search, with room for LINE_ROOM x max_nodes positions, for the deals the
-  guide and the streamlined search leave unknown.  Solvitaire's exact
+  search, with room for LINE_ROOM x max_nodes positions (a game may set its
+  own, ``SolverRules.line_room``: King Albert's family 5), for the deals the
+  guide and the streamlined search leave unknown; before it starts, the
+  workspace gives back what the searches before touched
+  (``Workspace.release``).  Solvitaire's exact
   search (``--streamliners none``, 300 s a deal) wins FreeCell with 2 cells
   deal 9363 (seed 99) in 12.3 M states, its line 1.2 M moves deep, and 6
   columns deal 451 in 22.6 M, where every search above and the sweep (3 x

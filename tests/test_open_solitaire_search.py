@@ -410,6 +410,36 @@ def test_the_line_search_keeps_the_verdicts_of_the_plain_exhaustive_search(monke
         assert osol.solve_deal(deal, _srules(game, cells=1)).outcome == UNSOLVABLE, game
 
 
+def test_a_game_sets_the_line_searchs_own_room(monkeypatch):
+    """``SolverRules.line_room`` (King Albert's family: 5) gives the line search that many times max_nodes, in
+    place of LINE_ROOM: FreeCell with 1 cell, seed 99 deal 0 is unsolvable in 75,174 line positions and deal 5 won
+    in 4,838, so with max_nodes a fifth of that or more they are decided at room 5 and unknown at the default 2."""
+    from dataclasses import replace
+
+    monkeypatch.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_LINE, True),))
+    decks = seeded_deals(DECK_52, 99, 0, 6)
+    for deal, verdict, nodes, max_nodes in ((decks[0], UNSOLVABLE, 75_174, 16_000), (decks[5], WON, 4_838, 1_000)):
+        whole = osol.solve_deal(deal, _srules("freecell", cells=1))
+        assert (whole.outcome, whole.nodes) == (verdict, nodes)
+        rules = _srules("freecell", cells=1, max_nodes=max_nodes)
+        assert osol.solve_deal(deal, rules).outcome == UNKNOWN
+        roomy = osol.solve_deal(deal, replace(rules, line_room=5))
+        assert (roomy.outcome, roomy.nodes) == (verdict, nodes)
+
+
+def test_the_memory_given_back_before_the_last_searches_changes_no_verdict():
+    """Before the line search and the sweep the workspace gives back the table and arrays the searches before
+    touched (Workspace.release): deals that reach the sweep, solved one after another in one workspace, come out
+    as each does in a fresh one, and so do the easy deals solved in it after them."""
+    rules = _srules("freecell", cells=1, max_nodes=3_000)
+    decks = seeded_deals(DECK_52, 99, 0, 6)
+    ws = osol.Workspace()
+    shared = [osol.solve_deal(d, rules, ws) for d in decks]
+    fresh = [osol.solve_deal(d, rules) for d in decks]
+    assert all(_same(a, b) for a, b in zip(shared, fresh))
+    assert {s.outcome for s in shared} >= {UNKNOWN, UNSOLVABLE}
+
+
 def test_the_line_search_in_slices_ends_as_one_run(monkeypatch):
     """Paused every 7 expansions (max_seconds set, far away), the line search alone ends as one run straight
     through (its decoded position is not carried between slices: it is decoded again from the line)."""
