@@ -606,8 +606,6 @@ EMPTY_ANY, EMPTY_TOP_RANK, EMPTY_NONE = 0, 1, 2  # TOP_RANK: relative rank 12 (a
 
 TO_EMPTY, TO_CELL, TO_FOUNDATION = 52, 53, 54
 
-# The games' max_seconds switch (its one-line doc, what `patience games GAME` prints, and its bound)
-
 
 def max_nodes_doc(line_room: int, line_memory: str) -> str:
     """The max_nodes switch's help where the default is 10^7 (Baker's Game, FreeCell, King Albert): what it
@@ -618,7 +616,7 @@ def max_nodes_doc(line_room: int, line_memory: str) -> str:
             "which holds up to 3 x as many: about 2.5 GB at the default)")
 
 
-MAX_NODES_DOC = max_nodes_doc(2, "")
+# The games' max_seconds switch (its one-line doc, what `patience games GAME` prints, and its bound)
 MAX_SECONDS_DOC = ("CPU seconds the solver may spend on one deal before it answers unknown (0: no limit); NOT "
                    "reproducible: a deal near the limit may get another verdict on another machine or load")
 MAX_SECONDS_HI = 86_400
@@ -1328,6 +1326,7 @@ DFS_DEPTH, DFS_MOVES = 1 << 17, 1 << 23  # the longest line it follows, and the 
 # moves in Solvitaire's order, its line kept as 48-byte records; it stores at most LINE_ROOM x max_nodes positions.
 ORDER_LINE = 4
 LINE_ROOM = 2
+MAX_NODES_DOC = max_nodes_doc(LINE_ROOM, "")  # Baker's Game's and FreeCell's max_nodes help (King Albert sets its own)
 LINE_DEPTH, LINE_MOVES = 1 << 22, 1 << 25
 # The line search replaced the depth-first retries (module docstring, "The line search"): it wins the deals they
 # were kept for (Raglan, seed 99 deal 557; 7 columns 494) and deals none of the others decides.

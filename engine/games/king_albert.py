@@ -29,7 +29,6 @@ from engine.open_solitaire import (
     BUILD_ALTERNATE,
     EMPTY_CODES,
     LAYOUT_IN_TURN,
-    max_nodes_doc,
     MAX_SECONDS_DOC,
     MAX_SECONDS_HI,
     P_W,
@@ -39,6 +38,7 @@ from engine.open_solitaire import (
     SolverRules,
     Workspace,
     make_position,
+    max_nodes_doc,
     solve_state,
 )
 from engine.reference import king_albert as reference
