@@ -66,7 +66,7 @@ def _start(study: Path, out: Path, address: str, **env) -> object:
 
 
 # Deadlines only a failing test waits out, so they are generous: on the 2-core VM these two tests take 14 s each
-# alone, but 150-260 s beside two busy processes (Ray starts its workers slowly when starved of CPU), where the
+# alone, but 70-260 s beside two busy processes (Ray starts its workers slowly when starved of CPU), where the
 # old deadlines of 90 and 120 s failed them.
 DEADLINE = 300
 
