@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import numba as nb
 
+from engine.leaf import leaf_kernel
 
-@nb.njit(cache=True)
+
+@leaf_kernel
 def heap_push(heap, size, key):
     """Add ``key`` to the heap ``heap[:size]``; returns the new size (``heap`` must have room for it)."""
     i = size
@@ -25,7 +27,7 @@ def heap_push(heap, size, key):
     return size + 1
 
 
-@nb.njit(cache=True)
+@leaf_kernel
 def heap_pop(heap, size):
     """Remove the smallest key of ``heap[:size]``; returns (that key, the new size)."""
     top = heap[0]
@@ -52,7 +54,7 @@ def _before(keys, a, b):
     return keys[a] < keys[b] or (keys[a] == keys[b] and a < b)
 
 
-@nb.njit(cache=True)
+@leaf_kernel
 def index_heap_push(heap, size, keys, i):
     """Add index ``i`` to the heap ``heap[:size]`` of indices ordered by (keys[index], index); returns the new size.
     The keys stay in their own array (an index's key must not change while it waits), so an entry costs only
@@ -68,7 +70,7 @@ def index_heap_push(heap, size, keys, i):
     return size + 1
 
 
-@nb.njit(cache=True)
+@leaf_kernel
 def index_heap_pop(heap, size, keys):
     """Remove the first index of ``heap[:size]`` (see :func:`index_heap_push`); returns (that index, the new size)."""
     top = heap[0]

@@ -594,6 +594,7 @@ import numpy as np
 from engine.cards import DECK_52
 from engine.deals import batch_of_deals, read_only_uint8
 from engine.heap import heap_pop, heap_push, index_heap_pop, index_heap_push
+from engine.leaf import leaf_kernel
 from engine.outcomes import OUTCOMES, UNKNOWN, UNSOLVABLE, WON, SolverError
 from engine.reference import open_solitaire as ref
 from engine.registry import Column, GameSpec, PlayResult, new_columns
@@ -766,7 +767,7 @@ def _safe_worrying_back(c, st, rel):
     return st[O_FND + 0] >= r - 1 and st[O_FND + 3] >= r - 1 and st[O_FND + 3 - s] >= r - 2
 
 
-@nb.njit(cache=True)
+@leaf_kernel
 def _gen_worry_moves(st, rel, params, mv, nm):
     """Append every foundation-to-tableau move: WORRY_MOVE | suit | column << 8 (into the first empty column
     when empty columns take the card).  A card the closure would send straight back up is not played back:
@@ -798,7 +799,7 @@ def _gen_worry_moves(st, rel, params, mv, nm):
     return nm
 
 
-@nb.njit(cache=True)
+@leaf_kernel
 def _apply_worry(st, m):
     """Play the top card of foundation (m & 15) onto column (m >> 8) & 255; return its card code."""
     s = m & 15
@@ -813,7 +814,7 @@ def _apply_worry(st, m):
     return np.int64(c) * 64 + target
 
 
-@nb.njit(cache=True)
+@leaf_kernel
 def _apply_worry_code(st, code, params):
     """_apply_code for a head found neither in a cell nor in a column: the top card of its foundation."""
     head = code // 64
@@ -833,7 +834,7 @@ def _apply_worry_code(st, code, params):
     return True
 
 
-@nb.njit(cache=True)
+@leaf_kernel
 def _closure(st, rel, params, out, nout):
     """Apply safe foundation moves until none is left; record them in out[nout:] if out is non-empty."""
     ncols = params[P_NCOLS]
@@ -951,17 +952,17 @@ def _encode(st, params, enc, order):
     w[5] = (c6 >> np.uint64(32)) | (c7 << np.uint64(16))
 
 
-@nb.njit(cache=True)
+@leaf_kernel
 def _decode(rec8, params, st):
-    """Rebuild a position from its canonical packed form (columns in canonical order)."""
-    ncols = params[P_NCOLS]
-    ncells = params[P_NCELLS]
+    """Rebuild a position from its canonical packed form (columns in canonical order).  A suit's foundation
+    height is 13 less its cards present."""
     w = rec8.view(np.uint64)
-    present = np.zeros(4, dtype=np.int64)
     for j in range(MAXCELLS):
         st[O_CELL + j] = NOCARD
     for i in range(MAXCOLS):
         st[O_LEN + i] = 0
+    for s in range(4):
+        st[O_FND + s] = 13
     j = 0
     i = 0
     n = 0
@@ -982,7 +983,7 @@ def _decode(rec8, params, st):
                     cells = False
                 else:
                     st[O_CELL + j] = c
-                    present[c // 13] += 1
+                    st[O_FND + c // 13] -= 1
                     j += 1
             elif c == SYM_COLUMN_END:
                 st[O_LEN + i] = n
@@ -990,11 +991,8 @@ def _decode(rec8, params, st):
                 n = 0
             else:
                 st[i * WIDTH + n] = c
-                present[c // 13] += 1
+                st[O_FND + c // 13] -= 1
                 n += 1
-    for s in range(4):
-        st[O_FND + s] = 13 - present[s]
-    _ = ncols + ncells
 
 
 @nb.njit(cache=True, inline="always")
@@ -1037,7 +1035,7 @@ def _heuristic(st, rel, params):
             + params[P_W + 3] * depth + params[P_W + 4] * (ncols - empties))
 
 
-@nb.njit(cache=True)
+@leaf_kernel
 def _gen_moves(st, rel, params, mv):
     """All moves of the position (safe foundation moves are already done): codes src|pos<<5|dst<<11.
 
@@ -1159,7 +1157,7 @@ def _apply(st, m, params):
     return np.int64(head) * 64 + target
 
 
-@nb.njit(cache=True)
+@leaf_kernel
 def _apply_code(st, code, params):
     """Apply a move given by cards (head, target) on any column order; return False if impossible."""
     head = code // 64
@@ -1258,7 +1256,7 @@ def _lookup_insert_h(w, h, recs, nrec, table, gen):
     return np.int64(nrec), True
 
 
-@nb.njit(cache=True)
+@leaf_kernel
 def _reinsert(recs, nrec, table, gen, lay):
     """Enter records 0..nrec-1 into the table under generation ``gen`` (slots of any other stamp count as free),
     but for those whose ``lay`` is negative (the sweep's free records; ``lay`` may be shorter than nrec)."""
@@ -1290,6 +1288,7 @@ CTL_SIZE = 22
 KID_CHUNK = 64  # children handled together (their table probes overlap)
 STATE_WORDS = (STATE_SIZE + 7) // 8  # the search's own positions are padded to whole words, copied word by word
 RUNNING = -1
+NEED_ROOM = -2  # a leaf kernel's answer: an array must grow before the search goes on
 # A record's move word (int32, ``mcode``): the move that reached it (bits 0..11: head * 64 + target < 4096), a flag
 # set once it has been expanded (each one is, exactly once), and its depth (bits 13..30, capped at DEPTH_MAX - 1).
 CODE_MASK = (1 << 12) - 1
@@ -1457,7 +1456,7 @@ def _expansion_buffers():
             np.zeros(KID_CHUNK, dtype=np.int64), np.zeros(KID_CHUNK, dtype=np.uint64))
 
 
-@nb.njit(cache=True, inline="always")
+@leaf_kernel
 def _prepare_children(cur, mv, q0, q1, kids, encs, hashes, codes, kinds, with_kinds, rel, params, order, table,
                       empty_out):
     """Children q0..q1-1 of position cur (moves mv): each made, closed under safe moves, encoded and hashed into
@@ -1487,6 +1486,43 @@ def _prepare_children(cur, mv, q0, q1, kids, encs, hashes, codes, kinds, with_ki
         hashes[q - q0] = hv
         sink ^= table[np.int64(hv & mask)]
     return best, np.int64(-1), sink
+
+
+@leaf_kernel
+def _store_children(q, q0, q1, idx, dchild, nrec, hsize, hsize2, gen, stamp, depth_first, second, kids, encs,
+                    hashes, codes, kinds, rel, params, recs, parent, mcode, heap, heap2, table, seen):
+    """Store children q..q1-1 of record idx (prepared by _prepare_children into row q - q0 of kids, encs,
+    hashes, codes, kinds) that are new, with their parent link, move word and heap keys.  Returns (the next
+    child, nrec, hsize, hsize2, outcome): outcome UNKNOWN when a new child finds max_nodes stored, NEED_ROOM
+    when an array or the table must grow before child q is stored (the caller grows it and calls again from
+    q), else RUNNING."""
+    max_nodes = params[P_MAXNODES]
+    while q < q1:
+        w = encs[q - q0].view(np.uint64)
+        hv = hashes[q - q0]
+        if nrec >= max_nodes:
+            # is it new? only then does the budget matter
+            if _find_h(w, hv, recs, table, gen)[1] < 0:
+                return q, nrec, hsize, hsize2, UNKNOWN
+            q += 1
+            continue
+        if (nrec >= recs.shape[0] or nrec >= parent.shape[0] or (second and nrec >= heap2.shape[0])
+                or 2 * (nrec + 1) > table.shape[0]):
+            return q, nrec, hsize, hsize2, NEED_ROOM
+        e, inserted = _lookup_insert_h(w, hv, recs, nrec, table, gen)
+        if inserted:
+            parent[nrec] = idx
+            mcode[nrec] = codes[q - q0] | (min(dchild, DEPTH_MAX - 1) << DEPTH_SHIFT)
+            if depth_first:
+                hsize = heap_push(heap, hsize, _key_depth_first(dchild, kinds[q - q0], nrec))
+            else:
+                h = np.int64(_heuristic(kids[q - q0], rel, params))
+                hsize = heap_push(heap, hsize, (h << 32) | (0xFFFFFFFF - nrec))
+                if second:
+                    hsize2 = heap_push(heap2, hsize2, _key2(kids[q - q0], h, nrec, params, seen, stamp))
+            nrec += 1
+        q += 1
+    return q, nrec, hsize, hsize2, RUNNING
 
 
 @nb.njit(cache=True)
@@ -1557,15 +1593,14 @@ def _search(rel, params, recs, parent, mcode, heap, heap2, table, ctl, seen):
                 ctl[C_GOALC] = codes[won - q0]
                 outcome = WON
                 break
-            for q in range(q0, q1):
-                w = encs[q - q0].view(np.uint64)
-                hv = hashes[q - q0]
-                if nrec >= max_nodes:
-                    # is it new? only then does the budget matter
-                    if _find_h(w, hv, recs, table, gen)[1] < 0:
-                        outcome = UNKNOWN
-                        break
-                    continue
+            q = q0
+            while q < q1:  # stored by a leaf kernel, which stops where an array needs room (grown here)
+                q, nrec, hsize, hsize2, outcome = _store_children(
+                    q, q0, q1, idx, dchild, nrec, hsize, hsize2, gen, stamp, depth_first, second, kids, encs, hashes,
+                    codes, kinds, rel, params, recs, parent, mcode, heap, heap2, table, seen)
+                if outcome != NEED_ROOM:
+                    break
+                outcome = RUNNING
                 if nrec >= recs.shape[0] or nrec >= parent.shape[0]:  # recs may be larger (the sweep's)
                     cap = min(2 * nrec, max_nodes)
                     if nrec >= recs.shape[0]:
@@ -1574,24 +1609,11 @@ def _search(rel, params, recs, parent, mcode, heap, heap2, table, ctl, seen):
                         parent = _grow(parent, nrec, cap)
                         mcode = _grow(mcode, nrec, cap)
                         heap = _grow(heap, hsize, cap)
-                    if second and nrec >= heap2.shape[0]:
-                        heap2 = _grow(heap2, hsize2, cap)
+                if second and nrec >= heap2.shape[0]:
+                    heap2 = _grow(heap2, hsize2, min(2 * nrec, max_nodes))
                 if 2 * (nrec + 1) > table.shape[0]:
                     table = _rehash(recs, nrec, table.shape[0] * 2)
                     gen = 1
-                e, inserted = _lookup_insert_h(w, hv, recs, nrec, table, gen)
-                if inserted:
-                    parent[nrec] = idx
-                    mcode[nrec] = codes[q - q0] | (min(dchild, DEPTH_MAX - 1) << DEPTH_SHIFT)
-                    if depth_first:
-                        hsize = heap_push(heap, hsize, _key_depth_first(dchild, kinds[q - q0], nrec))
-                        nrec += 1
-                        continue
-                    h = np.int64(_heuristic(kids[q - q0], rel, params))
-                    hsize = heap_push(heap, hsize, (h << 32) | (0xFFFFFFFF - nrec))
-                    if second:
-                        hsize2 = heap_push(heap2, hsize2, _key2(kids[q - q0], h, nrec, params, seen, stamp))
-                    nrec += 1
             if outcome != RUNNING:
                 break
     ctl[C_HSIZE] = hsize
@@ -1606,7 +1628,7 @@ def _search(rel, params, recs, parent, mcode, heap, heap2, table, ctl, seen):
     return recs, parent, mcode, heap, heap2, table
 
 
-@nb.njit(cache=True)
+@leaf_kernel
 def _sweep_layer(st, rel, params):
     """The sweep's layer of position st (module docstring, "The sweep"): its cards up that can never come back
     (all of them, or under worrying back those of rank at most one above the lowest foundation) times 2^52, plus
@@ -1628,7 +1650,7 @@ def _sweep_layer(st, rel, params):
     return (up << 52) | (((np.int64(1) << 52) - 1) ^ blocked)
 
 
-@nb.njit(cache=True)
+@leaf_kernel
 def _sweep_drop(recs, lay, high, layer, table, gen, free):
     """Free every live record below ``layer`` (all expanded, none can be met again): each is marked (lay -1) and
     put on the free list threaded through its first word (the next free record + 1); the table is stamped anew
@@ -1647,6 +1669,46 @@ def _sweep_drop(recs, lay, high, layer, table, gen, free):
         gen = 1
     _reinsert(recs, high, table, gen, lay)
     return freed, gen, free
+
+
+@leaf_kernel
+def _sweep_store(q, q0, q1, pid, nlive, high, free, hsize, done, done_here, ntotal, gen, layer, max_live, total_cap,
+                 kids, encs, hashes, codes, rel, params, recs, lay, rid, heap, parent, code, table):
+    """:func:`_sweep`'s storing of children q..q1-1 of position number pid (prepared by _prepare_children), the
+    new ones into a free record or the next one.  Returns (the next child, nlive, high, free, hsize, done,
+    ntotal, gen, outcome): outcome UNKNOWN when a new child finds no room, NEED_ROOM when an array or the table
+    must grow before child q is stored (the caller grows it and calls again from q), else RUNNING."""
+    while q < q1:
+        w = encs[q - q0].view(np.uint64)
+        hv = hashes[q - q0]
+        if nlive >= max_live and done > done_here:  # make room: free the finished layers now
+            freed, gen, free = _sweep_drop(recs, lay, high, layer, table, gen, free)
+            nlive -= freed
+            done = done_here
+        if nlive >= max_live or ntotal >= total_cap:
+            if _find_h(w, hv, recs, table, gen)[1] < 0:  # new: it needs room there is not
+                return q, nlive, high, free, hsize, done, ntotal, gen, UNKNOWN
+            q += 1
+            continue
+        if ((free < 0 and (high >= recs.shape[0] or high >= lay.shape[0])) or ntotal >= parent.shape[0]
+                or 2 * (nlive + 1) > table.shape[0]):
+            return q, nlive, high, free, hsize, done, ntotal, gen, NEED_ROOM
+        slot, after = high, free  # a free record if there is one (its next read before it is written)
+        if free >= 0:
+            slot, after = free, np.int64(recs[free, 0]) - 1
+        if _lookup_insert_h(w, hv, recs, slot, table, gen)[1]:
+            if slot == high:
+                high += 1
+            free = after
+            lay[slot] = _sweep_layer(kids[q - q0], rel, params)
+            rid[slot] = ntotal
+            parent[ntotal] = pid
+            code[ntotal] = codes[q - q0]
+            hsize = index_heap_push(heap, hsize, lay, slot)
+            nlive += 1
+            ntotal += 1
+        q += 1
+    return q, nlive, high, free, hsize, done, ntotal, gen, RUNNING
 
 
 @nb.njit(cache=True)
@@ -1709,18 +1771,14 @@ def _sweep(rel, params, recs, lay, rid, heap, parent, code, table, ctl, max_live
                 ctl[C_GOALC] = codes[won - q0]
                 outcome = WON
                 break
-            for q in range(q0, q1):
-                w = encs[q - q0].view(np.uint64)
-                hv = hashes[q - q0]
-                if nlive >= max_live and done > done_here:  # make room: free the finished layers now
-                    freed, gen, free = _sweep_drop(recs, lay, high, layer, table, gen, free)
-                    nlive -= freed
-                    done = done_here
-                if nlive >= max_live or ntotal >= total_cap:
-                    if _find_h(w, hv, recs, table, gen)[1] < 0:  # new: it needs room there is not
-                        outcome = UNKNOWN
-                        break
-                    continue
+            q = q0
+            while q < q1:  # stored by a leaf kernel, which stops where an array needs room (grown here)
+                q, nlive, high, free, hsize, done, ntotal, gen, outcome = _sweep_store(
+                    q, q0, q1, pid, nlive, high, free, hsize, done, done_here, ntotal, gen, layer, max_live,
+                    total_cap, kids, encs, hashes, codes, rel, params, recs, lay, rid, heap, parent, code, table)
+                if outcome != NEED_ROOM:
+                    break
+                outcome = RUNNING
                 if free < 0 and (high >= recs.shape[0] or high >= lay.shape[0]):  # lay, rid, heap made together
                     cap = min(2 * high, max_live)
                     if high >= recs.shape[0]:
@@ -1737,20 +1795,6 @@ def _sweep(rel, params, recs, lay, rid, heap, parent, code, table, ctl, max_live
                     table = np.zeros(table.shape[0] * 2, dtype=np.uint64)
                     gen = 1
                     _reinsert(recs, high, table, gen, lay)
-                slot, after = high, free  # a free record if there is one (its next read before it is written)
-                if free >= 0:
-                    slot, after = free, np.int64(recs[free, 0]) - 1
-                if _lookup_insert_h(w, hv, recs, slot, table, gen)[1]:
-                    if slot == high:
-                        high += 1
-                    free = after
-                    lay[slot] = _sweep_layer(kids[q - q0], rel, params)
-                    rid[slot] = ntotal
-                    parent[ntotal] = pid
-                    code[ntotal] = codes[q - q0]
-                    hsize = index_heap_push(heap, hsize, lay, slot)
-                    nlive += 1
-                    ntotal += 1
             if outcome != RUNNING:
                 break
     ctl[C_NREC] = nlive
@@ -1797,7 +1841,7 @@ def _dfs_key(st, params, red, enc, order):
         _encode(st, params, enc, order)
 
 
-@nb.njit(cache=True, inline="always")
+@leaf_kernel
 def _dfs_push_moves(st, rel, params, mv, smv, top):
     """The moves of position st onto the move stack smv from ``top``, by kind (_move_kind: to a foundation,
     out of a cell, onto a card, into an empty column, into a cell, played back), each kind in the order made;
@@ -1867,27 +1911,24 @@ def _line_rank(m, st, pos, cpos, last, reserve):
     return big + pos[src] * 16 + pos[dst]
 
 
-@nb.njit(cache=True, inline="always")
-def _line_push_moves(st, rel, params, mv, smv, top, last):
+@leaf_kernel
+def _line_push_moves(st, rel, params, mv, smv, top, last, pos, cpos, keys):
     """The line search's moves of position st onto the move stack smv from ``top``, the one to try first at
     the top (_line_rank: Solvitaire's order reversed), the left-out ones dropped; returns the new top, or -1 if
-    the stack is full."""
+    the stack is full.  pos (MAXCOLS), cpos (MAXCELLS) and keys (as long as mv) are scratch."""
     nm = _gen_moves(st, rel, params, mv)
     if top + nm > smv.shape[0]:
         return np.int64(-1)
-    pos = np.empty(MAXCOLS, dtype=np.int64)
     for i in range(params[P_NCOLS]):
         pos[i] = 0
         for j in range(params[P_NCOLS]):
             if j != i and _pile_above(st, j, i):
                 pos[i] += 1
-    cpos = np.empty(MAXCELLS, dtype=np.int64)
     for i in range(params[P_NCELLS]):
         cpos[i] = 0
         for j in range(params[P_NCELLS]):
             if j != i and _cell_above(st, j, i):
                 cpos[i] += 1
-    keys = np.empty(nm, dtype=np.int64)
     n = 0
     for q in range(nm):
         r = _line_rank(mv[q], st, pos, cpos, last, params[P_RESERVE] != 0)
@@ -1919,15 +1960,46 @@ def _dfs(rel, params, recs, table, sst, smv, sbase, snext, scode, ctl):
     position may still be followed when the line meets its position deeper down.  Runs until decided or ctl[C_NODES] reaches ctl[C_STOP]: WON (the line is
     scode[0..ctl[C_DEPTH]]), UNSOLVABLE (every move of the root tried: with P_EAGER or P_SUITS this proves
     nothing, and the caller says unknown), UNKNOWN (max_nodes positions visited and a new one met, or the line
-    or the move stack full).  Returns the records and the table, which may have grown.
+    or the move stack full).  The line is followed by a leaf kernel (:func:`_dfs_run`); the records and the
+    table grow here when it asks, and are returned.
     """
     empty_out, mv, order, cur, kids, encs, codes, kinds, hashes = _expansion_buffers()
     red = np.zeros(STATE_WORDS * 8, dtype=np.uint8)
-    enc = encs[0]
+    par = np.zeros(STATE_WORDS * 8, dtype=np.uint8)
+    pos = np.zeros(MAXCOLS, dtype=np.int64)
+    cpos = np.zeros(MAXCELLS, dtype=np.int64)
+    keys = np.zeros(mv.shape[0], dtype=np.int64)
+    max_nodes = params[P_MAXNODES]
+    while True:
+        outcome = _dfs_run(rel, params, recs, table, sst, smv, sbase, snext, scode, ctl, empty_out, mv, order,
+                           cur, par, red, encs[0], pos, cpos, keys)
+        if outcome != NEED_ROOM:
+            break
+        nrec = ctl[C_NREC]
+        if nrec >= recs.shape[0]:
+            recs = _grow(recs, nrec, min(2 * nrec, max_nodes))
+        if _dfs_table_full(nrec, table.shape[0]):
+            table = _rehash(recs, nrec, table.shape[0] * 2)
+            ctl[C_GEN] = 1
+    ctl[C_OUTCOME] = outcome
+    return recs, table
+
+
+@nb.njit(cache=True, inline="always")
+def _dfs_table_full(nrec, tsize):
+    """Must the one-line-at-a-time searches' table double before record nrec goes in (LINE_TABLE_FULL)?"""
+    return 2 * (nrec + 1) > tsize and (tsize < LINE_TABLE_FULL or 4 * (nrec + 1) > 3 * tsize)
+
+
+@leaf_kernel
+def _dfs_run(rel, params, recs, table, sst, smv, sbase, snext, scode, ctl, empty_out, mv, order, cur, par, red,
+             enc, pos, cpos, keys):
+    """:func:`_dfs`'s line, followed from the state in ctl; returns the outcome, or NEED_ROOM (the move being
+    tried is put back) when the records or the table must grow before a new position goes in.  The rest are
+    scratch: cur and par two positions, red one (_dfs_key), enc a record, pos, cpos and keys _line_push_moves'."""
     max_nodes = params[P_MAXNODES]
     line = params[P_LINE] != 0
-    par = np.zeros(STATE_WORDS * 8, dtype=np.uint8)  # the line search's position at depth par_at, decoded
-    par_at = np.int64(-1)
+    par_at = np.int64(-1)  # the line search's position at depth par_at, decoded into par
     depth = ctl[C_DEPTH]
     nrec = ctl[C_NREC]
     nodes = ctl[C_NODES]
@@ -1978,20 +2050,19 @@ def _dfs(rel, params, recs, table, sst, smv, sbase, snext, scode, ctl):
         if nrec >= max_nodes:
             outcome = UNKNOWN
             break
-        if nrec >= recs.shape[0]:
-            recs = _grow(recs, nrec, min(2 * nrec, max_nodes))
-        tsize = table.shape[0]
-        if 2 * (nrec + 1) > tsize and (tsize < LINE_TABLE_FULL or 4 * (nrec + 1) > 3 * tsize):
-            table = _rehash(recs, nrec, table.shape[0] * 2)
-            gen = 1
+        if nrec >= recs.shape[0] or _dfs_table_full(nrec, table.shape[0]):
+            snext[depth] -= 1  # tried again once there is room
+            outcome = NEED_ROOM
+            break
         _lookup_insert_h(w, hv, recs, nrec, table, gen)
         nrec += 1
         nodes += 1
         if line:
-            sst[depth + 1, :] = enc[:REC_BYTES]
+            for t in range(REC_BYTES):
+                sst[depth + 1, t] = enc[t]
             _decode(sst[depth + 1], params, ch)
             last = np.int64(-1) if nauto > 0 or (m & WORRY_MOVE) != 0 else code // 64
-            top = _line_push_moves(ch, rel, params, mv, smv, sbase[depth + 1], last)
+            top = _line_push_moves(ch, rel, params, mv, smv, sbase[depth + 1], last, pos, cpos, keys)
             par, cur = cur, par  # the child, decoded, is the next position the line expands
             par_at = depth + 1
         else:
@@ -2007,8 +2078,7 @@ def _dfs(rel, params, recs, table, sst, smv, sbase, snext, scode, ctl):
     ctl[C_NODES] = nodes
     ctl[C_BEST] = best
     ctl[C_GEN] = gen
-    ctl[C_OUTCOME] = outcome
-    return recs, table
+    return outcome
 
 
 @nb.njit(cache=True)
@@ -2046,7 +2116,8 @@ def _dfs_start(st0, rel, params, recs, table, gen, sst, smv, sbase, snext, ctl):
         sst[0, :] = enc[:REC_BYTES]
         ch = np.zeros(STATE_WORDS * 8, dtype=np.uint8)
         _decode(sst[0], params, ch)
-        sbase[1] = _line_push_moves(ch, rel, params, mv, smv, 0, -1)
+        sbase[1] = _line_push_moves(ch, rel, params, mv, smv, 0, -1, np.zeros(MAXCOLS, dtype=np.int64),
+                                    np.zeros(MAXCELLS, dtype=np.int64), np.zeros(mv.shape[0], dtype=np.int64))
     else:
         sbase[1] = _dfs_push_moves(st0, rel, params, mv, smv, 0)
 
