@@ -179,6 +179,22 @@ def test_a_reused_workspace_answers_as_fresh_ones_and_as_growing_arrays(monkeypa
     assert all(_same(a, b) for a, b in zip(fresh, grown))
 
 
+
+def test_the_second_order_grows_its_heap_as_the_budget_arrays_would(monkeypatch):
+    """The second order's heap (started here after 100 positions) grows with the records when the budget's arrays
+    are refused, through the leaf kernel's NEED_ROOM answer (engine/leaf.py): the same verdict, expansions and
+    line as with the arrays reserved."""
+    monkeypatch.setattr(osol, "SECOND_AT", 100)
+    rules = _srules("freecell", {"cells": 2, "max_nodes": 10_000})
+    decks = seeded_deals(DECK_52, 99, 228, 3)  # 230 is unknown: it fills the budget, then every search runs
+    reserved = [osol.solve_deal(d, rules, osol.Workspace()) for d in decks]
+    monkeypatch.setattr(osol.Workspace, "reserve", lambda self, n: None)
+    monkeypatch.setattr(osol.Workspace, "reserve_sweep", lambda self, n: None)
+    ws = osol.Workspace(16)
+    grown = [osol.solve_deal(d, rules, ws) for d in decks]
+    assert ws.heap2.shape[0] > 16 and max(s.nodes for s in reserved) > 10_000
+    assert all(_same(a, b) for a, b in zip(reserved, grown))
+
 def test_reserving_the_budget_touches_no_memory():
     """numpy.empty maps the budget's arrays without writing them: reserving 4x10^7 positions (about 2.7 GiB of
     address space) raises the peak resident memory of a fresh process by less than 64 MiB.  In a child process,

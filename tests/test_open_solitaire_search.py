@@ -15,11 +15,26 @@ import pytest
 from engine import open_solitaire as osol
 from engine.cards import DECK_52
 from engine.deals import microsoft_deal, seeded_deals
+from engine.leaf import leaf_kernel
 from engine.outcomes import UNKNOWN, UNSOLVABLE, WON
 from engine.registry import get_game
 from engine.rules import RuleError
 
 GAMES = ("penguin", "bakers_game", "freecell")
+
+
+def _makes_an_array(n):
+    return np.zeros(n).sum()
+
+
+def test_leaf_kernels_run_without_the_runtime():
+    """engine/leaf.py: a leaf kernel is compiled without numba's runtime, so it cannot make an array (numba
+    refuses to compile one that does), and the solver's hot kernels are leaves."""
+    with pytest.raises(Exception, match="nopython"):
+        leaf_kernel(_makes_an_array)(3)
+    hot = (osol._closure, osol._gen_moves, osol._decode, osol._prepare_children, osol._store_children,
+           osol._dfs_run, osol._sweep_store)
+    assert all(f.targetoptions.get("_nrt") is False for f in hot)
 
 
 def _srules(game: str, **over) -> osol.SolverRules:
