@@ -47,14 +47,27 @@ def _canonical(st: np.ndarray, srules: osol.SolverRules) -> tuple:
 
 
 def _encode(st: np.ndarray, srules: osol.SolverRules) -> np.ndarray:
-    enc = np.zeros(osol.ENC_BYTES, np.uint8)  # the packed record is its first REC_BYTES, the rest scratch
+    enc = np.zeros(osol.ENC_BYTES, np.uint8)  # the packed record is its first REC_BYTES
     osol._encode(st, srules.params(), enc, np.zeros(osol.MAXCOLS, np.int64))
     return enc[:osol.REC_BYTES].copy()
 
 
+def _reference_record(st: np.ndarray, srules: osol.SolverRules) -> bytes:
+    """The record as _encode's docstring states it, packed in plain Python: the cells' cards sorted, the cells'
+    marker, the non-empty columns by deepest card each with its end marker, padding; symbol k at bits 6k."""
+    cols, cells, _ = osol.position_columns(st, srules)
+    syms = sorted(cells) + [osol.SYM_CELLS_END]
+    for col in sorted((c for c in cols if c), key=lambda c: c[0]):
+        syms += col + [osol.SYM_COLUMN_END]
+    syms += [osol.SYM_PAD] * (osol.REC_SYMBOLS - len(syms))
+    return sum(s << (6 * k) for k, s in enumerate(syms)).to_bytes(osol.REC_BYTES, "little")
+
+
 def _round_trip(st: np.ndarray, srules: osol.SolverRules) -> bytes:
-    """Encode, decode, encode again: the decoded position must be st's canonical form, the bytes the same."""
+    """Encode, decode, encode again: the record must be the documented one, the decoded position st's canonical
+    form, the bytes the same."""
     enc = _encode(st, srules)
+    assert bytes(enc) == _reference_record(st, srules)
     back = np.zeros(osol.STATE_SIZE, np.uint8)
     osol._decode(enc, srules.params(), back)
     assert _canonical(back, srules) == _canonical(st, srules)
