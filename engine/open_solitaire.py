@@ -1015,14 +1015,12 @@ def _heuristic(st, rel, params):
         n = np.int64(st[O_LEN + i])
         if n == 0:
             empties += 1
-        lo = 99
+        lo = np.int64(99)
         for p in range(n):
             c = st[base + p]
-            r = rel[c]
-            if r > lo:
-                blocked += 1
-            elif r < lo:
-                lo = r
+            r = np.int64(rel[c])
+            blocked += r > lo  # no branches: which way they would go is a coin toss (a third of the time)
+            lo = min(lo, r)
             if st[O_FND + c // 13] == r:
                 depth += n - 1 - p
     used = 0
