@@ -636,7 +636,6 @@ NOCARD = 255
 REC_SYMBOLS = 64
 REC_BYTES = REC_SYMBOLS * 6 // 8
 REC_WORDS = REC_BYTES // 8
-ENC_BYTES = REC_BYTES  # _encode's output buffer
 SYM_CELLS_END, SYM_COLUMN_END, SYM_PAD = 61, 62, 63
 # generated moves: src | pos << POS_SHIFT | dst << DST_SHIFT
 SRC_CELL = MAXCOLS  # src MAXCOLS + j: cell j
@@ -897,7 +896,7 @@ def _put6(w, acc, nbits, wi, sym):
 
 @nb.njit(cache=True, inline="always")
 def _encode(st, params, enc, order):
-    """Canonical packed form into enc (ENC_BYTES = REC_BYTES long).
+    """Canonical packed form into enc (REC_BYTES long).
 
     The symbols: the cells' cards sorted, SYM_CELLS_END, then the non-empty columns by deepest card, each
     followed by SYM_COLUMN_END, then SYM_PAD to REC_SYMBOLS; symbol k at bits 6k of the record (low bits
@@ -1359,7 +1358,7 @@ def _search_start(st0, rel, params, recs, parent, mcode, heap, table, gen, ctl):
         ctl[C_NREC] = 0
         ctl[C_HSIZE] = 0
         return
-    enc = np.zeros(ENC_BYTES, dtype=np.uint8)
+    enc = np.zeros(REC_BYTES, dtype=np.uint8)
     order = np.zeros(MAXCOLS, dtype=np.int64)
     _encode(st0, params, enc, order)
     _lookup_insert(enc.view(np.uint64), recs, 0, table, gen)
@@ -1450,7 +1449,7 @@ def _expansion_buffers():
     a chunk of children, their encodings, move codes, move kinds and hashes)."""
     return (np.zeros(0, dtype=np.int64), np.zeros(2048, dtype=np.int64), np.zeros(MAXCOLS, dtype=np.int64),
             np.zeros(STATE_WORDS * 8, dtype=np.uint8), np.zeros((KID_CHUNK, STATE_WORDS * 8), dtype=np.uint8),
-            np.zeros((KID_CHUNK, ENC_BYTES), dtype=np.uint8), np.zeros(KID_CHUNK, dtype=np.int64),
+            np.zeros((KID_CHUNK, REC_BYTES), dtype=np.uint8), np.zeros(KID_CHUNK, dtype=np.int64),
             np.zeros(KID_CHUNK, dtype=np.int64), np.zeros(KID_CHUNK, dtype=np.uint64))
 
 
@@ -2101,7 +2100,7 @@ def _dfs_start(st0, rel, params, recs, table, gen, sst, smv, sbase, snext, ctl):
         ctl[C_DEPTH] = -1  # the line is empty
         return
     red = np.zeros(STATE_WORDS * 8, dtype=np.uint8)
-    enc = np.zeros(ENC_BYTES, dtype=np.uint8)
+    enc = np.zeros(REC_BYTES, dtype=np.uint8)
     order = np.zeros(MAXCOLS, dtype=np.int64)
     _dfs_key(st0, params, red, enc, order)
     _lookup_insert(enc.view(np.uint64), recs, 0, table, gen)
@@ -2111,7 +2110,7 @@ def _dfs_start(st0, rel, params, recs, table, gen, sst, smv, sbase, snext, ctl):
     sbase[0] = 0
     snext[0] = 0
     if line:
-        sst[0, :] = enc[:REC_BYTES]
+        sst[0, :] = enc
         ch = np.zeros(STATE_WORDS * 8, dtype=np.uint8)
         _decode(sst[0], params, ch)
         sbase[1] = _line_push_moves(ch, rel, params, mv, smv, 0, -1, np.zeros(MAXCOLS, dtype=np.int64),
@@ -2170,7 +2169,7 @@ def _shortcut(start, rel, params, codes):
     while tsize < 4 * (n + 1):
         tsize *= 2
     table = np.zeros(tsize, dtype=np.uint64)
-    enc = np.zeros(ENC_BYTES, dtype=np.uint8)
+    enc = np.zeros(REC_BYTES, dtype=np.uint8)
     order = np.zeros(MAXCOLS, dtype=np.int64)
     ps = np.zeros(STATE_WORDS * 8, dtype=np.uint8)
     ps[:STATE_SIZE] = start[:STATE_SIZE]

@@ -47,9 +47,9 @@ def _canonical(st: np.ndarray, srules: osol.SolverRules) -> tuple:
 
 
 def _encode(st: np.ndarray, srules: osol.SolverRules) -> np.ndarray:
-    enc = np.zeros(osol.ENC_BYTES, np.uint8)  # the packed record is its first REC_BYTES
+    enc = np.zeros(osol.REC_BYTES, np.uint8)
     osol._encode(st, srules.params(), enc, np.zeros(osol.MAXCOLS, np.int64))
-    return enc[:osol.REC_BYTES].copy()
+    return enc
 
 
 def _reference_record(st: np.ndarray, srules: osol.SolverRules) -> bytes:

@@ -516,12 +516,12 @@ def test_colour_and_rank_keys_merge_positions_that_differ_by_suits_of_one_colour
         st, _ = osol.make_position(rest + [[pc("JC"), a], [pc("TS"), b]], [pc("2D")], [1, 0, 1, 0], 0)
         padded = np.zeros(osol.STATE_WORDS * 8, np.uint8)
         padded[:osol.STATE_SIZE] = st
-        enc, red = np.zeros(osol.ENC_BYTES, np.uint8), np.zeros(osol.STATE_WORDS * 8, np.uint8)
+        enc, red = np.zeros(osol.REC_BYTES, np.uint8), np.zeros(osol.STATE_WORDS * 8, np.uint8)
         if by_colour:
             osol._by_colour(padded, params, red)
             padded = red
         osol._encode(padded, params, enc, np.zeros(osol.MAXCOLS, np.int64))
-        return bytes(enc[:osol.REC_BYTES])
+        return bytes(enc)
 
     assert key(pc("5H"), pc("5D"), True) == key(pc("5D"), pc("5H"), True)
     assert key(pc("5H"), pc("5D"), False) != key(pc("5D"), pc("5H"), False)
