@@ -596,6 +596,7 @@ from engine.deals import batch_of_deals, read_only_uint8
 from engine.heap import heap_pop, heap_push, index_heap_pop, index_heap_push
 from engine.leaf import leaf_kernel
 from engine.outcomes import OUTCOMES, UNKNOWN, UNSOLVABLE, WON, SolverError
+from engine.position_table import words_hash
 from engine.reference import open_solitaire as ref
 from engine.registry import Column, GameSpec, PlayResult, new_columns
 
@@ -995,15 +996,6 @@ def _decode(rec8, params, st):
 
 
 @nb.njit(cache=True, inline="always")
-def _hash(w):
-    h = np.uint64(0x84222325CBF29CE4)
-    for t in range(REC_WORDS):
-        h = (h ^ w[t]) * np.uint64(0x9E3779B97F4A7C15)
-        h ^= h >> np.uint64(29)
-    return h
-
-
-@nb.njit(cache=True, inline="always")
 def _heuristic(st, rel, params):
     """Lower is more promising: cards still out, cards sitting above a lower card, cells in use."""
     ncols = params[P_NCOLS]
@@ -1233,13 +1225,13 @@ def _find_h(w, h, recs, table, gen):
 
 @nb.njit(cache=True, inline="always")
 def _find(w, recs, table, gen):
-    return _find_h(w, _hash(w), recs, table, gen)
+    return _find_h(w, words_hash(w, REC_WORDS), recs, table, gen)
 
 
 @nb.njit(cache=True)
 def _lookup_insert(w, recs, nrec, table, gen):
     """Find position w in the table; insert it as record nrec if absent.  Returns (index, inserted)."""
-    return _lookup_insert_h(w, _hash(w), recs, nrec, table, gen)
+    return _lookup_insert_h(w, words_hash(w, REC_WORDS), recs, nrec, table, gen)
 
 
 @nb.njit(cache=True, inline="always")
@@ -1262,7 +1254,7 @@ def _reinsert(recs, nrec, table, gen, lay):
     for e in range(nrec):
         if e < lay.shape[0] and lay[e] < 0:
             continue
-        h = _hash(recs[e])
+        h = words_hash(recs[e], REC_WORDS)
         s = np.int64(h & np.uint64(mask))
         while (table[s] >> np.uint64(52)) == g:
             s = (s + 1) & mask
@@ -1479,7 +1471,7 @@ def _prepare_children(cur, mv, q0, q1, kids, encs, hashes, codes, kinds, with_ki
         if f == 52:
             return best, q, sink
         _encode(ch, params, encs[q - q0], order)
-        hv = _hash(encs[q - q0].view(np.uint64))
+        hv = words_hash(encs[q - q0].view(np.uint64), REC_WORDS)
         hashes[q - q0] = hv
         sink ^= table[np.int64(hv & mask)]
     return best, np.int64(-1), sink
@@ -2041,7 +2033,7 @@ def _dfs_run(rel, params, recs, table, sst, smv, sbase, snext, scode, ctl, empty
             break
         _dfs_key(ch, params, red, enc, order)
         w = enc.view(np.uint64)
-        hv = _hash(w)
+        hv = words_hash(w, REC_WORDS)
         if _find_h(w, hv, recs, table, gen)[1] >= 0:
             continue  # visited: its line was followed from there
         if nrec >= max_nodes:

@@ -30,13 +30,22 @@ def new_table(words: int, capacity: int = 1 << 12) -> tuple[np.ndarray, np.ndarr
 
 
 @nb.njit(cache=True, inline="always")
-def key_hash(key):
-    """A well-mixed 64-bit hash of the key's words (only the probe's starting slot depends on it)."""
+def words_hash(w, n):
+    """A well-mixed 64-bit hash of the first ``n`` 64-bit words of ``w`` (only a probe's starting slot, and in
+    the open solitaires' table a tag, depend on it).  The one hash of every exact position table: this module's,
+    the open solitaires' (``engine/open_solitaire.py``) and Aces Up's, which pass their record's word count as a
+    constant so that the loop unrolls."""
     h = np.uint64(0x84222325CBF29CE4)
-    for t in range(key.shape[0]):
-        h = (h ^ key[t]) * np.uint64(0x9E3779B97F4A7C15)
+    for t in range(n):
+        h = (h ^ w[t]) * np.uint64(0x9E3779B97F4A7C15)
         h ^= h >> np.uint64(29)
     return h
+
+
+@nb.njit(cache=True, inline="always")
+def key_hash(key):
+    """The hash of a whole key (all its words)."""
+    return words_hash(key, key.shape[0])
 
 
 @nb.njit(cache=True, inline="always")

@@ -107,6 +107,7 @@ import numpy as np
 from engine.cards import DECK_52
 from engine.deals import batch_of_deals, read_only_uint8
 from engine.outcomes import BLOCKED, OUTCOMES, UNKNOWN, UNSOLVABLE, WON, SolverError
+from engine.position_table import words_hash
 from engine.reference import aces_up as reference
 from engine.registry import Column, GameSpec, PlayResult, new_columns, uses_solver
 from engine.rules import RuleError, switch
@@ -322,15 +323,6 @@ _EMPTY_KEY_BYTE = 0xFE
 
 
 @nb.njit(cache=True)
-def _key_hash(w):
-    x = np.uint64(0x84222325CBF29CE4)
-    for t in range(KEY_WORDS):
-        x = (x ^ w[t]) * np.uint64(0x9E3779B97F4A7C15)
-        x ^= x >> np.uint64(29)
-    return x
-
-
-@nb.njit(cache=True)
 def _encode(piles, h, pos, kb):
     """The whole position in 64 bytes: cards dealt, then each pile bottom first closed by 0xFF."""
     kb[0] = pos
@@ -350,7 +342,7 @@ def _encode(piles, h, pos, kb):
 def _tt_probe(w, recs, slot_rec, slot_gen, gen):
     """(the slot holding key w, True), or (the free slot where it would go, False).  Every word is compared."""
     mask = slot_rec.shape[0] - 1
-    s = np.int64(_key_hash(w) & np.uint64(mask))
+    s = np.int64(words_hash(w, KEY_WORDS) & np.uint64(mask))
     while slot_gen[s] == gen:
         e = slot_rec[s]
         same = True
@@ -378,7 +370,7 @@ def _tt_rehash(recs, nrec, size, gen):
     slot_gen = np.zeros(size, dtype=np.int32)
     mask = size - 1
     for e in range(nrec):
-        q = np.int64(_key_hash(recs[e]) & np.uint64(mask))
+        q = np.int64(words_hash(recs[e], KEY_WORDS) & np.uint64(mask))
         while slot_gen[q] == gen:
             q = (q + 1) & mask
         slot_gen[q] = gen
