@@ -63,7 +63,7 @@ def _handled(fn):
 
 class _reading:
     """Around a command that reads runs: a reader's failure (pyarrow, polars) on a damaged part becomes one
-    line naming the part and the repair, exit 1 (pipeline.store.find_damaged); anything else passes."""
+    line naming the part and the repair, exit 1 (pipeline.run_files.find_damaged); anything else passes."""
 
     def __init__(self, *run_dirs: str | None):
         self.run_dirs = [r for r in run_dirs if r is not None]
@@ -74,7 +74,7 @@ class _reading:
     def __exit__(self, kind, exc, tb) -> bool:
         if exc is None or isinstance(exc, (BadInput, RunFailed)) or not isinstance(exc, Exception):
             return False
-        from pipeline.store import find_damaged
+        from pipeline.run_files import find_damaged
 
         for run_dir in self.run_dirs:
             damaged = find_damaged(run_dir)

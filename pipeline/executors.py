@@ -27,8 +27,8 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from pipeline.unit import UnitError, UnitSummary, run_unit, run_units, warm_up
 from pipeline.work_units import UnitTask
+from pipeline.worker import UnitError, UnitSummary, run_unit, run_units, warm_up
 
 MAX_RETRIES = 3  # retries of a unit whose worker process (or node) died
 TASK_SECONDS = 0.05  # play per Ray task that makes Ray's per-task cost negligible

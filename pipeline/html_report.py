@@ -33,9 +33,9 @@ from pipeline.distributions import distributions as streamed_distributions
 from pipeline.paired import ComparisonSet, compare_run, display_rows, method_notes
 from pipeline.parts import column_ranges, variant_folders
 from pipeline.precision import pct, row_decimals
-from pipeline.sample_sizes import halving_line
 from pipeline.report import Report, scan_deals, shows_rounds, verdict_text
-from pipeline.store import read_manifest
+from pipeline.run_files import read_manifest
+from pipeline.sample_sizes import halving_line
 
 # Okabe-Ito colours: distinguishable with the common colour-vision deficiencies.
 OUTCOME_COLOURS = {"won": "#009E73", "cycle": "#E69F00", "blocked": "#D55E00", "capped": "#CC79A7",

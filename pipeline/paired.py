@@ -47,7 +47,7 @@ from pipeline.errors import BadInput
 from pipeline.intervals import Z95, wilson
 from pipeline.parts import LOST, UNKNOWN, WON, pair_counts  # noqa: F401 (pair_counts: part of this module's API)
 from pipeline.precision import interval_decimals
-from pipeline.storage import open_run
+from pipeline.run_store import open_run
 
 METHOD = "Newcombe hybrid score interval for paired proportions (Newcombe 1998, method 10)"
 TEST = "McNemar exact test (two-sided binomial on the discordant deals)"
@@ -348,9 +348,9 @@ def _counts(base: tuple[Path, str, Any], others: list[tuple[Path, str, Any]]) ->
 
 
 def _check_run(run_dir, what: str) -> dict[str, Any]:
-    from pipeline.store import read_manifest
+    from pipeline.run_files import read_manifest
 
-    run_dir.check_exists(what)  # a RunStore (pipeline.storage): a local folder or a storage prefix
+    run_dir.check_exists(what)  # a RunStore (pipeline.run_store): a local folder or a storage prefix
     return read_manifest(run_dir)
 
 

@@ -62,10 +62,10 @@ class Block:
 def variant_folders(run_dir) -> dict[str, list[tuple[Path | str, object]]]:
     """variant name -> its completed parts as (path, pyarrow file system), for every variant with a part.
 
-    The parts :func:`pipeline.store.run_parts` lists (the one listing every reader uses: strays are left
+    The parts :func:`pipeline.run_files.run_parts` lists (the one listing every reader uses: strays are left
     out with a warning, a damaged part ends the command); variants in the study's order.
     """
-    from pipeline.store import run_parts
+    from pipeline.run_files import run_parts
 
     listing = run_parts(run_dir)
     store, fs = listing.store, listing.store.filesystem
@@ -78,7 +78,7 @@ def _deal_range(path: Path | str, filesystem=None) -> tuple[int, int, int, bool]
 
     "In order" is a part ``patience run`` wrote for a seeded or file deal source: its footer names its
     unit (``patience.unit``) and source, and such a unit's rows are its deals ``first..last``, each once,
-    in that order (``pipeline.unit.make_decks``; ``patience verify`` checks it).  Then ``rows == hi - lo
+    in that order (``pipeline.worker.make_decks``; ``patience verify`` checks it).  Then ``rows == hi - lo
     + 1`` and the deal column is ``arange(lo, hi + 1)``, so the pairing need not read it: the ``deal``
     column is most of the bytes a comparison would read (it does not compress).  Any other part
     (Microsoft numbers, a hand-made file) is read whole as before.

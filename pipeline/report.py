@@ -27,18 +27,18 @@ from engine.registry import game_names, get_game
 from pipeline.errors import BadInput
 from pipeline.intervals import Z95, wilson
 from pipeline.precision import row_decimals
-from pipeline.storage import open_run
-from pipeline.store import read_manifest
+from pipeline.run_files import read_manifest
+from pipeline.run_store import open_run
 
 
 
 def scan_deals(run_dir) -> pl.LazyFrame:
     """The per-deal table of a run (``deal``, ``variant``, ``outcome``, ``won``, ...), lazily.
 
-    Only the parts the run completed are read (:func:`pipeline.store.run_parts`: a stray file is ignored
+    Only the parts the run completed are read (:func:`pipeline.run_files.run_parts`: a stray file is ignored
     with a warning, a damaged part ends the command naming it).  ``run_dir``: a path or a storage URI.
     """
-    from pipeline.store import run_parts
+    from pipeline.run_files import run_parts
 
     manifest = read_manifest(run_dir)
     listing = run_parts(run_dir, manifest)
@@ -400,7 +400,7 @@ def run_query(run_dir: str | Path, sql: str) -> pl.DataFrame:
 
     A failure while reading is put on a damaged part when one is found (exit 1), not on the SQL.
     """
-    from pipeline.store import find_damaged
+    from pipeline.run_files import find_damaged
 
     run_dir = open_run(run_dir)
     run_dir.check_exists("RUN_DIR")

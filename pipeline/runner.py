@@ -1,8 +1,8 @@
 """The driver of ``patience run``: check the output folder, lock it, find finished units, run, record.
 
 Order matters for "bad input writes nothing": the study is already validated,
-then the output folder is judged (:func:`pipeline.store.check_out_dir`), then
-locked (one run per folder, :class:`pipeline.store.RunLock`) and judged again
+then the output folder is judged (:func:`pipeline.run_files.check_out_dir`), then
+locked (one run per folder, :class:`pipeline.run_files.RunLock`) and judged again
 under the lock, and only then is anything else created.
 
 The driver keeps no per-unit state beyond one byte per unit (which units are
@@ -37,8 +37,7 @@ import numpy as np
 
 from pipeline.errors import BadInput, RunFailed
 from pipeline.executors import ClusterLost, UnitFailed, make_executor
-from pipeline.storage import open_run
-from pipeline.store import (
+from pipeline.run_files import (
     check_out_dir,
     clear_run,
     clear_tmp,
@@ -50,9 +49,10 @@ from pipeline.store import (
     unit_log,
     write_manifest,
 )
+from pipeline.run_store import open_run
 from pipeline.work_units import UnitPlan, make_task
 
-FAULT_ENV = "PATIENCE_TEST_FAULT"  # test-only fault switch, see pipeline.unit._fault
+FAULT_ENV = "PATIENCE_TEST_FAULT"  # test-only fault switch, see pipeline.worker._fault
 MANIFEST_EVERY = 1.0  # seconds between manifest rewrites while running (at least)
 PACKAGES = ("numpy", "numba", "pyarrow", "polars", "ray", "typer", "rich", "pyyaml", "pydantic")
 
@@ -202,7 +202,7 @@ def run_study(
         if not console.is_terminal:  # a log file or a pipe: rich would assume 80 columns and wrap the bar
             console.width = max(console.width, 120)
     fingerprint = study.fingerprint()
-    out_dir = open_run(out_dir, "option --out")  # a local folder, or an object-storage prefix (pipeline.storage)
+    out_dir = open_run(out_dir, "option --out")  # a local folder, or an object-storage prefix (pipeline.run_store)
     if not out_dir.local:  # bucket, endpoint and credentials checked before anything runs (BadInput)
         out_dir.preflight("option --out", writing=True)
     check_out_dir(out_dir, fingerprint, study.fingerprint_fields(), fresh)  # BadInput: nothing written

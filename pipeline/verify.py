@@ -8,14 +8,14 @@ of millions of rows verifies in flat memory):
    ``patience run`` planned them.  Each unit's part must exist (else
    *missing*), be readable whole, every column (else *damaged*), hold its
    ``count`` rows and its unit key in the footer (what resume trusts, see
-   :func:`pipeline.store.part_complete`), record in its footer the variant and
+   :func:`pipeline.run_files.part_complete`), record in its footer the variant and
    the resolved rules the manifest gives that variant, and its ``deal`` column
    must be the unit's deal indices in order (else *wrong*).  A file in a
    ``variant=`` folder that no unit names is *extra* (the readers ignore it,
-   with a warning: :func:`pipeline.store.run_parts`).
+   with a warning: :func:`pipeline.run_files.run_parts`).
 2. **Solutions replayed.**  The unit's deals are generated again from the
    manifest (seeded, deals file or Microsoft numbers, by the worker's own
-   :func:`pipeline.unit.make_decks`), and every stored ``solution`` of a
+   :func:`pipeline.worker.make_decks`), and every stored ``solution`` of a
    variant whose rules use a solver (:func:`engine.registry.uses_solver`) is
    replayed by the game's ``check_solution`` (the readable reference) with the
    variant's resolved rules.  A ``won`` row with no solution is refused, and so
@@ -45,10 +45,10 @@ from engine.registry import GameSpec, get_game, uses_solver
 from engine.rules import RuleError
 from pipeline.config import DealSource, _read_deals_lines, _Where
 from pipeline.errors import BadInput
-from pipeline.storage import first_line, open_run
-from pipeline.store import MANIFEST, read_manifest, run_parts
+from pipeline.run_files import MANIFEST, read_manifest, run_parts
+from pipeline.run_store import first_line, open_run
 from pipeline.work_units import UnitPlan, WorkUnit, make_task
-from pipeline.unit import make_decks
+from pipeline.worker import make_decks
 
 DEFAULT_SHOW = 20  # refusals and part problems listed; the rest are counted
 
@@ -132,7 +132,7 @@ def _deal_source(run_dir: Path, game: GameSpec, src: Any) -> DealSource:
 
 
 def _study_of(run_dir: Path, manifest: dict[str, Any]) -> SimpleNamespace:
-    """Enough of the run's Study to plan its units and make its deals again (pipeline.work_units, pipeline.unit)."""
+    """Enough of the run's Study to plan its units and make its deals again (pipeline.work_units, pipeline.worker)."""
     try:
         game = get_game(manifest["game"])
     except KeyError:

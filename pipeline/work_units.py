@@ -155,7 +155,7 @@ class UnitTask:
     numbers: tuple[int, ...] | None  # Microsoft: this unit's deal numbers
     run_dir: str
     metadata: dict[str, str]  # Parquet key-value metadata (study, variant, rules, engine version)
-    fault: str | None = None  # test-only fault switch (see pipeline.unit)
+    fault: str | None = None  # test-only fault switch (see pipeline.worker)
 
 
 def make_task(study: Any, unit: WorkUnit, run_dir: str, metadata: dict[str, str], fault: str | None = None) -> UnitTask:

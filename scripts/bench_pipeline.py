@@ -196,7 +196,7 @@ def make_paired_run(folder: Path, rows: int, variants: int = 2, part_rows: int =
                     shape: str = "forced") -> None:
     """A finished Perpetual Motion run of ``rows`` rows written directly: every variant on the same deals in
     the same units (as ``patience run`` lays them out), outcomes correlated between variants like
-    clarke vs masten, columns and dtypes as ``pipeline.unit.to_table`` writes them."""
+    clarke vs masten, columns and dtypes as ``pipeline.worker.to_table`` writes them."""
     from urllib.parse import quote
 
     import numpy as np
@@ -237,7 +237,7 @@ def make_paired_run(folder: Path, rows: int, variants: int = 2, part_rows: int =
                 "rounds_optimal": np.zeros(count, dtype=bool),
                 "solution": solution,
             })
-            # the footer metadata ``patience run`` writes (pipeline.unit.run_unit): readers rely on it
+            # the footer metadata ``patience run`` writes (pipeline.worker.run_unit): readers rely on it
             table = table.replace_schema_metadata({
                 "patience.study": "synthetic-paired", "patience.game": "perpetual_motion",
                 "patience.deal_source": json.dumps(source), "patience.variant": name,

@@ -84,7 +84,7 @@ _n = [0]
 
 @pytest.fixture
 def bucket(s3):
-    """A new bucket per test (each URI also gets its own file system object: pipeline.storage caches by URI)."""
+    """A new bucket per test (each URI also gets its own file system object: pipeline.run_store caches by URI)."""
     _n[0] += 1
     name = f"patience-{os.getpid()}-{_n[0]}"
     s3.create_bucket(Bucket=name)
@@ -94,9 +94,9 @@ def bucket(s3):
 @pytest.fixture
 def fake(monkeypatch):
     monkeypatch.setitem(registry._GAME_MODULES, "fake", "fake_game")
-    from pipeline import store
+    from pipeline import run_files
 
-    monkeypatch.setattr(store, "_warned", set())
+    monkeypatch.setattr(run_files, "_warned", set())
 
 
 def keys(s3, bucket: str) -> dict[str, bytes]:

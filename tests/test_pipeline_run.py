@@ -380,7 +380,7 @@ def test_a_worker_that_cannot_see_the_run_folder_says_out_must_be_shared(tmp_pat
     import pyarrow as pa
 
     from pipeline.errors import StorageError
-    from pipeline.store import write_part
+    from pipeline.run_files import write_part
 
     with pytest.raises(StorageError, match="--out must be shared storage"):
         write_part(tmp_path / "not-shared", "variant=a/part-0-0.parquet", pa.table({"deal": [0]}))

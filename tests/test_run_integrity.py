@@ -1,7 +1,7 @@
 """Readers trust only what the run completed (issue 12, section 4).
 
 ``report`` (every format), ``query``, ``compare`` and ``report --format html`` read the parts through
-one listing (pipeline.store.run_parts): a stray file in a ``variant=`` folder is ignored with a warning
+one listing (pipeline.run_files.run_parts): a stray file in a ``variant=`` folder is ignored with a warning
 on stderr and the figures are the clean run's; a recorded part that is damaged ends the command with
 exit 1 and one line naming the file and the repair (delete it, rerun: the run resumes).  ``verify``
 lists missing, extra and damaged parts and parts whose rules metadata disagree with the manifest.
@@ -61,9 +61,9 @@ def clean_run(tmp_path_factory):
 def run(clean_run, tmp_path, monkeypatch):
     monkeypatch.setitem(registry._GAME_MODULES, "fake", "fake_game")
     shutil.copytree(clean_run / "run", tmp_path / "run")
-    from pipeline import store
+    from pipeline import run_files
 
-    monkeypatch.setattr(store, "_warned", set())  # each test sees its own warnings
+    monkeypatch.setattr(run_files, "_warned", set())  # each test sees its own warnings
     return tmp_path / "run"
 
 

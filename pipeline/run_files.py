@@ -1,4 +1,4 @@
-"""Results on disk (DESIGN section 6): Parquet parts, the ``run.json`` manifest, resume.
+"""The files of a run (DESIGN section 6): Parquet parts, the ``run.json`` manifest, the unit log, the lock; resume.
 
 Layout of a run folder::
 
@@ -8,7 +8,7 @@ Layout of a run folder::
     variant=<encoded name>/part-<first>-<last>.parquet
     _tmp/<random>.tmp                         files being written
 
-On object storage (``--out s3://bucket/prefix``, :mod:`pipeline.storage`) the same keys, except that
+On object storage (``--out s3://bucket/prefix``, :mod:`pipeline.run_store`) the same keys, except that
 there is no ``_tmp``: a part and run.json are each one PUT to their final key (atomic: the object
 appears whole or not at all); the unit log, which object storage cannot append to, is one object per
 chunk, ``units/<milliseconds>-<writer>-<n>.jsonl``; and ``run.lock`` is advisory (:class:`ObjectRunLock`).
@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.errors import BadInput, RunFailed, StorageError
-from pipeline.storage import RunStore, first_line, open_run
+from pipeline.run_store import RunStore, first_line, open_run
 
 MANIFEST = "run.json"
 UNIT_LOG = "units.jsonl"
@@ -77,7 +77,7 @@ def write_part(run_dir, relpath: str, table) -> None:
     try:
         store.write_table(relpath, table)
     except OSError as exc:
-        from pipeline.storage import storage_problem
+        from pipeline.run_store import storage_problem
 
         why = first_line(exc) if store.local else storage_problem(exc)
         raise StorageError(f"worker on host {socket.gethostname()} cannot write {store.where(relpath)}: {why}") from None
@@ -127,7 +127,7 @@ def write_manifest(run_dir, manifest: dict[str, Any]) -> None:
 
 
 def _problem(exc: OSError) -> str:
-    from pipeline.storage import storage_problem
+    from pipeline.run_store import storage_problem
 
     return storage_problem(exc)
 

@@ -19,7 +19,7 @@ import pyarrow as pa
 from engine.deals import microsoft_deal, parse_deal, seeded_deals
 from engine.outcomes import OUTCOMES, WON
 from engine.registry import GameSpec, get_game
-from pipeline.store import SUMMARY_KEY, write_part
+from pipeline.run_files import SUMMARY_KEY, write_part
 from pipeline.work_units import UnitTask
 
 _OUTCOME_STRINGS = pa.array(OUTCOMES, type=pa.string())
@@ -143,7 +143,7 @@ def run_unit(task: UnitTask) -> UnitSummary:
     summary.seconds = time.perf_counter() - t0  # playing; the write below is not counted
     table = to_table(game, deal, columns, {**task.metadata, "patience.unit": task.unit.key,
                                            SUMMARY_KEY: json.dumps(summary.record())})
-    write_part(task.run_dir, task.unit.relpath, table)  # a path or a storage URI (pipeline.storage)
+    write_part(task.run_dir, task.unit.relpath, table)  # a path or a storage URI (pipeline.run_store)
     return summary
 
 
