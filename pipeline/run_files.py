@@ -272,17 +272,14 @@ def unit_log(run_dir, every: float = 1.0):
     return UnitLog(store.root, every) if store.local else ObjectUnitLog(store, every)
 
 
-class ObjectUnitLog:
-    """The unit log on object storage, which has no append: each chunk of whole lines is one object,
-    ``units/<milliseconds>-<random>.jsonl`` (one PUT, atomic), so names sort in the order written."""
+class _BufferedLog:
+    """The unit log's buffering, shared by both kinds: lines are kept and written in chunks of whole lines, one
+    chunk at least every ``every`` seconds (``_write``, the kind's own, writes one chunk)."""
 
-    def __init__(self, store: RunStore, every: float = 1.0):
-        self.store = store
+    def __init__(self, every: float):
         self.every = every
         self._lines: list[bytes] = []
         self._last = time.monotonic()
-        self._tag = uuid.uuid4().hex[:8]
-        self._n = 0
 
     def append(self, record: dict[str, Any]) -> None:
         self._lines.append(json.dumps(record, separators=(",", ":")).encode() + b"\n")
@@ -291,27 +288,42 @@ class ObjectUnitLog:
 
     def flush(self) -> None:
         if self._lines:
-            self._n += 1
-            name = f"{UNIT_LOG_DIR}/{time.time_ns() // 1_000_000:014d}-{self._tag}-{self._n:06d}.jsonl"
-            try:
-                self.store.write_bytes(name, b"".join(self._lines))
-            except OSError as exc:
-                raise RunFailed(f"cannot write {self.store.where(name)}: {_problem(exc)}") from None
+            self._write(b"".join(self._lines))
             self._lines.clear()
         self._last = time.monotonic()
+
+    def _write(self, data: bytes) -> None:
+        raise NotImplementedError
+
+
+class ObjectUnitLog(_BufferedLog):
+    """The unit log on object storage, which has no append: each chunk of whole lines is one object,
+    ``units/<milliseconds>-<random>.jsonl`` (one PUT, atomic), so names sort in the order written."""
+
+    def __init__(self, store: RunStore, every: float = 1.0):
+        super().__init__(every)
+        self.store = store
+        self._tag = uuid.uuid4().hex[:8]
+        self._n = 0
+
+    def _write(self, data: bytes) -> None:
+        self._n += 1
+        name = f"{UNIT_LOG_DIR}/{time.time_ns() // 1_000_000:014d}-{self._tag}-{self._n:06d}.jsonl"
+        try:
+            self.store.write_bytes(name, data)
+        except OSError as exc:
+            raise RunFailed(f"cannot write {self.store.where(name)}: {_problem(exc)}") from None
 
     def close(self) -> None:
         self.flush()
 
 
-class UnitLog:
+class UnitLog(_BufferedLog):
     """Append-only ``units.jsonl``: lines are buffered and written in chunks, each one ``write`` of whole lines."""
 
     def __init__(self, run_dir: Path, every: float = 1.0):
+        super().__init__(every)
         self.path = run_dir / UNIT_LOG
-        self.every = every
-        self._lines: list[bytes] = []
-        self._last = time.monotonic()
         self._fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
         self._cut_torn_tail()
 
@@ -331,19 +343,10 @@ class UnitLog:
             end = start
         os.ftruncate(self._fd, 0)
 
-    def append(self, record: dict[str, Any]) -> None:
-        self._lines.append(json.dumps(record, separators=(",", ":")).encode() + b"\n")
-        if time.monotonic() - self._last >= self.every:
-            self.flush()
-
-    def flush(self) -> None:
-        if self._lines:
-            data = b"".join(self._lines)
-            written = os.write(self._fd, data)
-            while written < len(data):  # a short write (rare on local disks): finish the chunk
-                written += os.write(self._fd, data[written:])
-            self._lines.clear()
-        self._last = time.monotonic()
+    def _write(self, data: bytes) -> None:
+        written = os.write(self._fd, data)
+        while written < len(data):  # a short write (rare on local disks): finish the chunk
+            written += os.write(self._fd, data[written:])
 
     def close(self) -> None:
         try:
