@@ -244,45 +244,63 @@ The search (issue 11).
   card of rank at most m + 1 (point 3b's condition holds for it, so the
   closure would send it straight back up: see _gen_worry_moves), so a card
   played back has rank at least m + 2, m stays, and no kept card leaves.  So
-  the layer key (``_sweep_layer``: kept cards x 2^52, plus the set of cards
-  that are *not* blocked as 52 bits) never falls: a subset's complement,
-  read as a number, is at least the set's.  The sweep expands the positions
-  in order of layer (a heap of record numbers keyed by layer, 4 bytes an
-  entry; within a layer, by record).  Once the next position waiting is in
-  a higher layer than the last expanded, every position expanded so far is
-  in a finished layer, and no position stored from then on can be in it
-  (it would be the child of a position of that layer or lower, all
-  expanded): those records are freed, to a free list threaded through them,
-  and the table is stamped anew with the rest (a fresh generation,
-  ``_reinsert``).  Freeing is a pass over the records, so it is made when
-  the finished records are at least half the live ones, or when a new
-  position needs their room.  Duplicates are still found exactly among
-  every position that can still be met.  Soundness: ``unsolvable`` only
-  when the heap is empty; then every position stored was expanded, and
-  every child of each was stored or found live in the table (a freed one
-  cannot be its child), so the stored set is closed under the search's
-  moves, holds the root and no won position, and point 3d applies as to any
-  exhaustive search.  Each position's parent link and move (8 bytes) are
-  kept apart from the records and outlive them, so a win found here has its
-  line.  Memory: the live records are the layer being expanded and the
-  higher ones found so far; measured on unsolvable FreeCell deals with 1
-  cell (seed 99 deals 0, 16, 23, 24, 7: 16,310 to 4.47 M positions
-  reachable), the least room in which the sweep decides them is 17%-38% of
-  the reachable set (the larger deals the higher), where layers by cards up
-  alone needed from a third to over half of the four small ones.  A live
-  record costs its 48 bytes, 16 of layer, number and heap entry, and two to
-  four table slots, so the sweep may hold SWEEP_LIVE = 3 x max_nodes at
-  once (the arrays are reserved, not touched, and replace the other
-  searches' records) and store SWEEP_TOTAL = 4 x max_nodes in all.  Per
-  expansion it is no slower than the guide (deal 7 above, exhaustive
-  either way: 26.9 CPU-s against the guide's 32.9).  The order, fewest
-  cards up first, is the opposite of a win finder's (with layers by cards up
-  alone, FreeCell with 3 cells, seed 99 deals 0-4, which the guide wins in a
-  second, stayed unknown at 10^7 live positions), so it comes last, for the deals too large to store whole; a
-  deal decided by the other searches never sees it, and one it cannot
-  decide pays up to SWEEP_TOTAL x max_nodes expansions more.  It moves
-  single cards where runs stand for them (the same positions; fewer moves to
-  try at each).
+  with u the kept cards up and S the set of cards *not* blocked, u and |S|
+  never fall, and when u + |S| stays, both stay, and so does S (a superset
+  of the same size).  The layer key (``_sweep_layer``: (u + |S|) x 2^52,
+  plus S as 52 bits) therefore never falls, and two positions with the same
+  key have the same u and S: one layer.  The sweep expands the positions in
+  order of layer (a heap of record numbers keyed by layer, 4 bytes an entry;
+  within a layer, by record).  Once the next position waiting is in a
+  higher layer than the last expanded, every position expanded so far is in
+  a finished layer, and no position stored from then on can be in it (it
+  would be the child of a position of that layer or lower, all expanded):
+  those records are freed, to a free list threaded through them, and the
+  table is stamped anew with the rest (a fresh generation, ``_reinsert``).
+  Freeing is a pass over the records, so it is made when the finished
+  records are at least half the live ones, or when a new position needs
+  their room.  Duplicates are still found exactly among every position that
+  can still be met.  Soundness: ``unsolvable`` only when the heap is empty;
+  then every position stored was expanded, and every child of each was
+  stored or found live in the table (a freed one cannot be its child), so
+  the stored set is closed under the search's moves, holds the root and no
+  won position, and point 3d applies as to any exhaustive search.
+  Memory: the live records are the layer being expanded and the higher ones
+  found so far.  Ordering first by u + |S| (a card sent up and a card freed
+  count the same) holds fewer at once than ordering by u first: on
+  unsolvable FreeCell deals with 1 cell (seed 99 deals 16, 0, 23, 24:
+  25,831, 75,174, 16,310 and 50,782 positions reachable) the least room in
+  which the sweep decides them is 3,792, 10,105, 2,820 and 11,458 (13%-23%
+  of them), against 5,006, 12,703, 3,564 and 14,471 (17%-29%); deal 7 (4.47
+  M) and 6 columns deal 220 (26.0 M) peak at 1.58 M and 15.1 M live
+  positions not yet freeable (sampled every 2,000 and 10,000 expansions)
+  against 1.70 M and 16.6 M, and 6 columns deal 1190 (184,967,889
+  positions, unsolvable) at 21.8 M against 26.0 M.  Layers by cards up
+  alone needed from a third to over half of the four small deals.
+  A live record costs its 48 bytes, 16 of layer, number and heap entry, and
+  two to four table slots, so the sweep may hold SWEEP_LIVE = 3 x max_nodes
+  at once (the arrays are reserved, not touched, and replace the other
+  searches' records).  The parent link and move of a position (8 bytes) are
+  kept apart from the records and outlive them, so that a win found here
+  has its line, for the first SWEEP_LINKS = 4 x max_nodes positions stored;
+  past them positions keep none.  An ``unsolvable`` needs no line; a win
+  found from a position with no link has none to show, and is reported
+  ``unknown`` (it can only come after SWEEP_LINKS x max_nodes positions,
+  from a deal every other search left unknown).  So the positions stored
+  in all cost time, not memory, and bound it: at most SWEEP_TOTAL = 20 x
+  max_nodes, which holds 1190's 1.85 x 10^8 at the default (631 CPU-s for
+  the sweep alone, the whole process at 3.4 GiB with every link kept; it
+  had been unknown at 4 x max_nodes; 5 columns deal 7722 likewise, in
+  6.5 x 10^7).  Per expansion the sweep is no slower than the guide (deal 7
+  above, exhaustive either way: 26.9 CPU-s against the guide's 32.9).  The
+  order, fewest cards up or free first, is the opposite of a win finder's
+  (with layers by cards up alone, FreeCell with 3 cells, seed 99 deals 0-4,
+  which the guide wins in a second, stayed unknown at 10^7 live positions),
+  so it comes last, for the deals too large to store whole; a deal decided
+  by the other searches never sees it, and one it cannot decide pays up to
+  SWEEP_TOTAL x max_nodes expansions more (fewer when its live positions
+  fill their room first, as the 2-cell unknowns' do).  It moves
+  single cards where runs stand for them (the same positions; fewer moves
+  to try at each).
 * Slices and the clock.  numba's compiled code cannot read a clock, so with
   ``max_seconds`` the search runs in slices of SLICE_NODES expansions; its
   state (heap sizes, counts, the best foundation) lives in an int64 vector
@@ -1325,10 +1343,11 @@ LINE_TABLE_FULL = 1 << 26
 # were kept for (Raglan, seed 99 deal 557; 7 columns 494) and deals none of the others decides.
 SEARCH_ORDERS = ((ORDER_GUIDE, False), (ORDER_STREAMLINED, True), (ORDER_LINE, True), (ORDER_SWEEP, True))
 # The sweep's budget (module docstring, "The sweep"): at most SWEEP_LIVE x max_nodes positions held at once, at
-# most SWEEP_TOTAL x max_nodes stored in all (each costs 8 bytes of parent link and move for good, and one
-# expansion).
+# most SWEEP_TOTAL x max_nodes stored in all (each costs one expansion), the first SWEEP_LINKS x max_nodes of them
+# with their parent link and move (8 bytes each, for good).
 SWEEP_LIVE = 3
-SWEEP_TOTAL = 4
+SWEEP_TOTAL = 20
+SWEEP_LINKS = 4
 
 
 @nb.njit(cache=True)
@@ -1619,24 +1638,26 @@ def _search(rel, params, recs, parent, mcode, heap, heap2, table, ctl, seen):
 
 @leaf_kernel
 def _sweep_layer(st, rel, params):
-    """The sweep's layer of position st (module docstring, "The sweep"): its cards up that can never come back
-    (all of them, or under worrying back those of rank at most one above the lowest foundation) times 2^52, plus
-    the set of the cards that are not blocked (a card is blocked when it lies on a card it could not be built
-    on), as 52 bits.  No move the search makes lowers it."""
+    """The sweep's layer of position st (module docstring, "The sweep"): with u its cards up that can never come
+    back (all of them, or under worrying back those of rank at most one above the lowest foundation) and S the
+    set of the cards that are not blocked (a card is blocked when it lies on a card it could not be built on),
+    (u + |S|) x 2^52 plus S as 52 bits.  No move the search makes lowers it."""
     blocked = np.int64(0)
+    nblocked = np.int64(0)
     for i in range(params[P_NCOLS]):
         base = i * WIDTH
         for p in range(1, np.int64(st[O_LEN + i])):
             x = st[base + p]
             if not _accepts(x, st[base + p - 1], rel, params):
                 blocked |= np.int64(1) << np.int64(x)
+                nblocked += 1
     up = np.int64(_foundation_total(st))
     if params[P_WORRY] != 0:
         m = np.int64(min(min(st[O_FND], st[O_FND + 1]), min(st[O_FND + 2], st[O_FND + 3])))
         up = 0
         for s in range(4):
             up += min(np.int64(st[O_FND + s]), m + 1)
-    return (up << 52) | (((np.int64(1) << 52) - 1) ^ blocked)
+    return ((up + 52 - nblocked) << 52) | (((np.int64(1) << 52) - 1) ^ blocked)
 
 
 @leaf_kernel
@@ -1662,11 +1683,12 @@ def _sweep_drop(recs, lay, high, layer, table, gen, free):
 
 @leaf_kernel
 def _sweep_store(q, q0, q1, pid, nlive, high, free, hsize, done, done_here, ntotal, gen, layer, max_live, total_cap,
-                 kids, encs, hashes, codes, rel, params, recs, lay, rid, heap, parent, code, table):
+                 link_cap,                  kids, encs, hashes, codes, rel, params, recs, lay, rid, heap, parent, code, table):
     """:func:`_sweep`'s storing of children q..q1-1 of position number pid (prepared by _prepare_children), the
-    new ones into a free record or the next one.  Returns (the next child, nlive, high, free, hsize, done,
-    ntotal, gen, outcome): outcome UNKNOWN when a new child finds no room, NEED_ROOM when an array or the table
-    must grow before child q is stored (the caller grows it and calls again from q), else RUNNING."""
+    new ones into a free record or the next one; the first ``link_cap`` positions stored keep their parent link
+    and move, the others none (``rid`` -1).  Returns (the next child, nlive, high, free, hsize, done, ntotal,
+    gen, outcome): outcome UNKNOWN when a new child finds no room, NEED_ROOM when an array or the table must
+    grow before child q is stored (the caller grows it and calls again from q), else RUNNING."""
     while q < q1:
         w = encs[q - q0].view(np.uint64)
         hv = hashes[q - q0]
@@ -1679,8 +1701,8 @@ def _sweep_store(q, q0, q1, pid, nlive, high, free, hsize, done, done_here, ntot
                 return q, nlive, high, free, hsize, done, ntotal, gen, UNKNOWN
             q += 1
             continue
-        if ((free < 0 and (high >= recs.shape[0] or high >= lay.shape[0])) or ntotal >= parent.shape[0]
-                or 2 * (nlive + 1) > table.shape[0]):
+        if ((free < 0 and (high >= recs.shape[0] or high >= lay.shape[0]))
+                or (ntotal < link_cap and ntotal >= parent.shape[0]) or 2 * (nlive + 1) > table.shape[0]):
             return q, nlive, high, free, hsize, done, ntotal, gen, NEED_ROOM
         slot, after = high, free  # a free record if there is one (its next read before it is written)
         if free >= 0:
@@ -1690,9 +1712,11 @@ def _sweep_store(q, q0, q1, pid, nlive, high, free, hsize, done, done_here, ntot
                 high += 1
             free = after
             lay[slot] = _sweep_layer(kids[q - q0], rel, params)
-            rid[slot] = ntotal
-            parent[ntotal] = pid
-            code[ntotal] = codes[q - q0]
+            rid[slot] = -1  # no link kept: a win found past this one has no line to give
+            if ntotal < link_cap and pid >= 0:
+                rid[slot] = ntotal
+                parent[ntotal] = pid
+                code[ntotal] = codes[q - q0]
             hsize = index_heap_push(heap, hsize, lay, slot)
             nlive += 1
             ntotal += 1
@@ -1701,17 +1725,18 @@ def _sweep_store(q, q0, q1, pid, nlive, high, free, hsize, done, done_here, ntot
 
 
 @nb.njit(cache=True)
-def _sweep(rel, params, recs, lay, rid, heap, parent, code, table, ctl, max_live, total_cap):
+def _sweep(rel, params, recs, lay, rid, heap, parent, code, table, ctl, max_live, total_cap, link_cap):
     """The sweep (module docstring, "The sweep") from the state in ctl until it is decided or ctl[C_NODES]
     reaches ctl[C_STOP].
 
     Records 0..ctl[C_HIGH]-1 hold the live positions and the free ones (``lay``: each one's layer, -1 when free;
     ``rid``: its number among all the positions stored, which indexes the links ``parent`` and ``code`` that
-    outlive the records).  The live records not yet expanded wait in ``heap`` by layer, then record number.  Once
+    outlive the records, kept for the first ``link_cap`` positions only: -1 for the others).  The live records not yet expanded wait in ``heap`` by layer, then record number.  Once
     the first of them is in a layer above ctl[C_LAYER], every record expanded so far is in a finished layer; they
     are freed (``_sweep_drop``, a pass over the records and the table) when they are at least half the live ones,
     or when a new position needs their room.  UNSOLVABLE when the heap is empty; UNKNOWN when a new position
-    would make more than ``max_live`` live (after freeing what can be freed) or ``total_cap`` stored in all.
+    would make more than ``max_live`` live (after freeing what can be freed) or ``total_cap`` stored in all, or
+    when a win is found from a position with no link (it has no line to show).
     Returns the work arrays, which may have grown.
     """
     empty_out, mv, order, cur, kids, encs, codes, kinds, hashes = _expansion_buffers()
@@ -1758,13 +1783,13 @@ def _sweep(rel, params, recs, lay, rid, heap, parent, code, table, ctl, max_live
             if won >= 0:
                 ctl[C_GOALP] = pid
                 ctl[C_GOALC] = codes[won - q0]
-                outcome = WON
+                outcome = WON if pid >= 0 else UNKNOWN  # a win with no line to show proves nothing here
                 break
             q = q0
             while q < q1:  # stored by a leaf kernel, which stops where an array needs room (grown here)
                 q, nlive, high, free, hsize, done, ntotal, gen, outcome = _sweep_store(
                     q, q0, q1, pid, nlive, high, free, hsize, done, done_here, ntotal, gen, layer, max_live,
-                    total_cap, kids, encs, hashes, codes, rel, params, recs, lay, rid, heap, parent, code, table)
+                    total_cap, link_cap, kids, encs, hashes, codes, rel, params, recs, lay, rid, heap, parent, code, table)
                 if outcome != NEED_ROOM:
                     break
                 outcome = RUNNING
@@ -1777,7 +1802,7 @@ def _sweep(rel, params, recs, lay, rid, heap, parent, code, table, ctl, max_live
                         rid = _grow(rid, high, cap)
                         heap = _grow(heap, hsize, cap)
                 if ntotal >= parent.shape[0]:
-                    cap = min(2 * ntotal, total_cap)
+                    cap = min(2 * ntotal, link_cap)
                     parent = _grow(parent, ntotal, cap)
                     code = _grow(code, ntotal, cap)
                 if 2 * (nlive + 1) > table.shape[0]:
@@ -2342,8 +2367,8 @@ class Workspace:
         """Map the sweep's arrays (mapped, not touched, as :meth:`reserve`): the records and per-record arrays at
         SWEEP_LIVE x ``max_nodes`` (the records replace the other searches' array, which is dropped, so the two
         never hold memory at once: a line search with more room than the sweep's leaves a larger one, whose
-        touched pages would stay), the links at SWEEP_TOTAL x ``max_nodes``."""
-        n, total = SWEEP_LIVE * int(max_nodes), SWEEP_TOTAL * int(max_nodes)
+        touched pages would stay), the links at SWEEP_LINKS x ``max_nodes``."""
+        n, total = SWEEP_LIVE * int(max_nodes), SWEEP_LINKS * int(max_nodes)
         if self.recs.shape[0] == n and self.lay.shape[0] >= n and self.sweep_parent.shape[0] >= total:
             return
         try:
@@ -2454,7 +2479,8 @@ def _warm_up() -> None:
     ctl = np.zeros(CTL_SIZE, dtype=np.int64)
     ctl[C_OUTCOME] = UNSOLVABLE
     _search(rel, rules.params(), ws.recs, ws.parent, ws.mcode, ws.heap, ws.heap2, ws.table, ctl, ws.seen)
-    _sweep(rel, rules.params(), ws.recs, ws.lay, ws.rid, ws.sweep_heap, ws.sweep_parent, ws.sweep_code, ws.table, ctl, 1, 1)
+    _sweep(rel, rules.params(), ws.recs, ws.lay, ws.rid, ws.sweep_heap, ws.sweep_parent, ws.sweep_code, ws.table, ctl,
+           1, 1, 1)
     sst, smv, sbase, snext, scode = ws.dfs_stack()
     _dfs_start(st.copy(), rel, rules.params(), ws.recs, ws.table, ws.next_gen(), sst, smv, sbase, snext, ctl)
     ctl[C_STOP] = 0
@@ -2505,7 +2531,8 @@ def _advance(rel: np.ndarray, params: np.ndarray, ws: Workspace, ctl: np.ndarray
     elif ctl[C_ORDER] == ORDER_SWEEP:
         ws.recs, ws.lay, ws.rid, ws.sweep_heap, ws.sweep_parent, ws.sweep_code, ws.table = _sweep(
             rel, params, ws.recs, ws.lay, ws.rid, ws.sweep_heap, ws.sweep_parent, ws.sweep_code, ws.table, ctl,
-            SWEEP_LIVE * int(params[P_MAXNODES]), SWEEP_TOTAL * int(params[P_MAXNODES]))
+            SWEEP_LIVE * int(params[P_MAXNODES]), SWEEP_TOTAL * int(params[P_MAXNODES]),
+            SWEEP_LINKS * int(params[P_MAXNODES]))
     else:
         ws.recs, ws.parent, ws.mcode, ws.heap, ws.heap2, ws.table = _search(
             rel, params, ws.recs, ws.parent, ws.mcode, ws.heap, ws.heap2, ws.table, ctl, ws.seen)

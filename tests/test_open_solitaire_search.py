@@ -328,9 +328,15 @@ def test_the_sweep_proves_a_deal_unsolvable_in_half_the_table(monkeypatch):
     assert alone.outcome == with_runs.outcome == UNSOLVABLE and alone.nodes == with_runs.nodes == full.nodes
     every = osol.solve_deal(deal, half)  # the default searches: guide, streamlined, line search (unknown), sweep
     assert every.outcome == UNSOLVABLE and every.nodes > guide_half.nodes + full.nodes
-    # and the sweep's room is really the limit: it needs a quarter of them at once (6,458), a fifth is too few
-    fifth = dataclasses.replace(half, max_nodes=full.nodes // 5)
-    assert osol.solve_deal(deal, fifth).outcome == UNKNOWN
+    # and the room it holds at once is really the limit, not the total it may store (made ample here): it needs
+    # 3,792 (by bisection; 5,006 when its layers went by cards up first), so a sixth of them (4,305) is enough and a
+    # seventh (3,690) too few
+    monkeypatch.setattr(osol, "SWEEP_TOTAL", 100)
+    with monkeypatch.context() as m:
+        m.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, True),))
+        sixth = osol.solve_deal(deal, dataclasses.replace(half, max_nodes=full.nodes // 6))
+        seventh = osol.solve_deal(deal, dataclasses.replace(half, max_nodes=full.nodes // 7))
+    assert sixth.outcome == UNSOLVABLE and sixth.nodes == full.nodes and seventh.outcome == UNKNOWN
 
 
 def test_the_sweep_in_slices_and_its_total_budget(monkeypatch):
@@ -350,8 +356,31 @@ def test_the_sweep_in_slices_and_its_total_budget(monkeypatch):
     assert osol.solve_deal(deal, dataclasses.replace(rules, max_seconds=3600)).outcome == UNKNOWN
 
 
+def test_the_sweep_past_its_links(monkeypatch):
+    """Past SWEEP_LINKS x max_nodes positions the sweep keeps no parent links.  Its "unsolvable" needs none:
+    FreeCell with 1 cell, seed 99 deal 16 (25,831 positions) is proved with links for 13,000.  A win needs its
+    line, so one found past them is unknown: Penguin, seed 1 deal 0, which the sweep wins in 238,632 expansions,
+    is unknown with links for 20,000 and won with links for 600,000."""
+    import dataclasses
+
+    monkeypatch.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, True),))
+    monkeypatch.setattr(osol, "SWEEP_LIVE", 10)
+    monkeypatch.setattr(osol, "SWEEP_TOTAL", 30)
+    monkeypatch.setattr(osol, "SWEEP_LINKS", 1)
+    deal = seeded_deals(DECK_52, 99, 16, 1)[0]
+    proof = osol.solve_deal(deal, dataclasses.replace(_srules("freecell", cells=1), max_nodes=13_000))
+    assert proof.outcome == UNSOLVABLE and proof.nodes == 25_831
+    g = get_game("penguin")
+    penguin = seeded_deals(DECK_52, 1, 0, 1)[0]
+    few = g.play_one(penguin, g.rules(overrides={"max_nodes": 20_000}), False).row
+    assert few["outcome"] == "unknown" and few["nodes"] > 20_000
+    monkeypatch.setattr(osol, "SWEEP_LINKS", 30)
+    enough = g.play_one(penguin, g.rules(overrides={"max_nodes": 20_000}), False).row
+    assert enough["outcome"] == "won" and enough["solution"]
+
+
 def test_the_sweep_wins_and_its_line_replays(monkeypatch):
-    """A deal the sweep wins alone (Penguin, seed 1 deal 0, in about 129,000 expansions): its line goes through the
+    """A deal the sweep wins alone (Penguin, seed 1 deal 0, in 238,632 expansions): its line goes through the
     checker like any other (play_one replays every win)."""
     monkeypatch.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, True),))
     g = get_game("penguin")
