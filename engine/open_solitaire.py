@@ -1683,7 +1683,7 @@ def _sweep_drop(recs, lay, high, layer, table, gen, free):
 
 @leaf_kernel
 def _sweep_store(q, q0, q1, pid, nlive, high, free, hsize, done, done_here, ntotal, gen, layer, max_live, total_cap,
-                 link_cap,                  kids, encs, hashes, codes, rel, params, recs, lay, rid, heap, parent, code, table):
+                 link_cap, kids, encs, hashes, codes, rel, params, recs, lay, rid, heap, parent, code, table):
     """:func:`_sweep`'s storing of children q..q1-1 of position number pid (prepared by _prepare_children), the
     new ones into a free record or the next one; the first ``link_cap`` positions stored keep their parent link
     and move, the others none (``rid`` -1).  Returns (the next child, nlive, high, free, hsize, done, ntotal,
@@ -1731,8 +1731,9 @@ def _sweep(rel, params, recs, lay, rid, heap, parent, code, table, ctl, max_live
 
     Records 0..ctl[C_HIGH]-1 hold the live positions and the free ones (``lay``: each one's layer, -1 when free;
     ``rid``: its number among all the positions stored, which indexes the links ``parent`` and ``code`` that
-    outlive the records, kept for the first ``link_cap`` positions only: -1 for the others).  The live records not yet expanded wait in ``heap`` by layer, then record number.  Once
-    the first of them is in a layer above ctl[C_LAYER], every record expanded so far is in a finished layer; they
+    outlive the records, kept for the first ``link_cap`` positions only: -1 for the others).  The live records
+    not yet expanded wait in ``heap`` by layer, then record number.  Once the first of them is in a layer above
+    ctl[C_LAYER], every record expanded so far is in a finished layer; they
     are freed (``_sweep_drop``, a pass over the records and the table) when they are at least half the live ones,
     or when a new position needs their room.  UNSOLVABLE when the heap is empty; UNKNOWN when a new position
     would make more than ``max_live`` live (after freeing what can be freed) or ``total_cap`` stored in all, or
@@ -1801,7 +1802,7 @@ def _sweep(rel, params, recs, lay, rid, heap, parent, code, table, ctl, max_live
                         lay = _grow(lay, high, cap)
                         rid = _grow(rid, high, cap)
                         heap = _grow(heap, hsize, cap)
-                if ntotal >= parent.shape[0]:
+                if link_cap > ntotal >= parent.shape[0]:  # past link_cap no link is kept: nothing to grow
                     cap = min(2 * ntotal, link_cap)
                     parent = _grow(parent, ntotal, cap)
                     code = _grow(code, ntotal, cap)
