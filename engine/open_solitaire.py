@@ -1790,7 +1790,8 @@ def _sweep(rel, params, recs, lay, rid, heap, parent, code, table, ctl, max_live
             while q < q1:  # stored by a leaf kernel, which stops where an array needs room (grown here)
                 q, nlive, high, free, hsize, done, ntotal, gen, outcome = _sweep_store(
                     q, q0, q1, pid, nlive, high, free, hsize, done, done_here, ntotal, gen, layer, max_live,
-                    total_cap, link_cap, kids, encs, hashes, codes, rel, params, recs, lay, rid, heap, parent, code, table)
+                    total_cap, link_cap, kids, encs, hashes, codes, rel, params, recs, lay, rid, heap, parent, code,
+                    table)
                 if outcome != NEED_ROOM:
                     break
                 outcome = RUNNING

@@ -133,7 +133,8 @@ def test_every_worker_node_removed_waits_visibly_then_fails_with_exit_1_keeping_
     said = re.search(r"the (\d+) finished units stay", line[0]) if len(line) == 1 else None
     assert said and "no CPU for 4 s" in line[0], err
     # the driver counts the units it heard back from; a worker may have put its part in place just before its node
-    # went, unheard (pipeline/run_files.py: resume then reads that part's summary from its footer), so the disk may hold more
+    # went, unheard (pipeline/run_files.py: resume then reads that part's summary from its footer), so the disk may
+    # hold more
     done = int(said.group(1))
     assert 6 <= done <= kept < UNITS, (done, kept)
     m = json.loads((out / "run.json").read_text())
