@@ -249,9 +249,11 @@ The search (issue 11).
   of the same size).  The layer key (``_sweep_layer``: (u + |S|) x 2^52,
   plus S as 52 bits) therefore never falls, and two positions with the same
   key have the same u and S: one layer.  The sweep expands the positions in
-  order of layer (a heap of record numbers keyed by layer, 4 bytes an entry;
-  within a layer, by record).  Once the next position waiting is in a
-  higher layer than the last expanded, every position expanded so far is in
+  order of layer (a heap of record numbers keyed by layer, 4 bytes an
+  entry), and within a layer breadth first (a ring of record numbers: level
+  0 is the positions that entered the layer from below, all stored before
+  it begins; level d + 1 those first met from level d).  Once the layer's
+  queue is empty, every position expanded so far is in
   a finished layer, and no position stored from then on can be in it (it
   would be the child of a position of that layer or lower, all expanded):
   those records are freed, to a free list threaded through them, and the
@@ -259,13 +261,45 @@ The search (issue 11).
   Freeing is a pass over the records, so it is made when the finished
   records are at least half the live ones, or when a new position needs
   their room.  Duplicates are still found exactly among every position that
-  can still be met.  Soundness: ``unsolvable`` only when the heap is empty;
-  then every position stored was expanded, and every child of each was
-  stored or found live in the table (a freed one cannot be its child), so
-  the stored set is closed under the search's moves, holds the root and no
-  won position, and point 3d applies as to any exhaustive search.
-  Memory: the live records are the layer being expanded and the higher ones
-  found so far.  Ordering first by u + |S| (a card sent up and a card freed
+  can still be met.
+  Within a layer, where every move can be undone (``_frontier``: empty
+  columns take any card, and there is no reserve and no worrying back),
+  level d - 1 is freed too, once level d is expanded.  Claim: there every
+  move that stays in the layer goes from a level d to d - 1, d or d + 1, so
+  no position is met again once freed, and each is expanded once.  Proof:
+  the levels are the distances from level 0 within the layer, and a move
+  P -> Q within it has a move Q -> P within it, so the two distances differ
+  by at most one.  A move that stays in the layer sends no card up (u would
+  grow), so it moves a card x (or, with ``unlimited`` runs, a run headed by
+  x) from a column or a cell onto a card it builds on, into an empty column
+  or into a cell, and no safe move follows it (a safe move sends a card
+  up).  x was not blocked (|S| would grow), so it lay on a card y it builds
+  on, or alone in its column, or in a cell; after the move y ends its
+  column again, the column left is empty, the cell left is free, so the
+  move back (onto y, into an empty column, which takes any card, into a
+  cell) is legal and one the search makes, and it reaches P, closed under
+  safe moves as every stored position is, so no safe move follows it.
+  Where empty columns take Kings only or nothing, a card alone in its
+  column that leaves it cannot come back, and a reserve card played or a
+  foundation card played back does not go back the way it came: there the
+  layer is kept whole until it is done, as before.
+  Soundness, either way: ``unsolvable`` only when the heap and the queue
+  are empty; then every position stored was expanded, and every child of
+  each was found in the table or stored then, so the positions stored are
+  closed under the search's moves, hold the root and no won position, and
+  point 3d applies as to any exhaustive search (a position met again after
+  it was freed would be stored and expanded again: time, not soundness).
+  Memory: the live records are the layer being expanded (its last three
+  levels, where they are freed) and the higher ones found so far.  Freeing
+  levels matters most where layers are large: FreeCell with 6 columns deal
+  220 (25,971,382 positions, unsolvable) peaks at 3.56 M live positions
+  against 15.1 M with whole layers, and with 2 cells deal 7344 (89,127,464,
+  unsolvable) at 18.8 M against over 67 M (it was unknown at the default
+  room, and proved so with 8 x max_nodes of it); deal 7 with 1 cell at
+  0.99 M against 1.58 M; the least room of the four small deals below
+  falls to 3,252, 9,281, 2,820 and 8,144.  On every one the sweep expands
+  each position once, as the plain exhaustive search does.
+  Ordering first by u + |S| (a card sent up and a card freed
   count the same) holds fewer at once than ordering by u first: on
   unsolvable FreeCell deals with 1 cell (seed 99 deals 16, 0, 23, 24:
   25,831, 75,174, 16,310 and 50,782 positions reachable) the least room in
@@ -678,6 +712,7 @@ P_SINGLE = P_RESERVE + 2  # 1: one card at a time (no runs move as a unit)
 P_EAGER = P_RESERVE + 3  # 1: every ready card goes up at once (the streamlined search only: not a sound pruning)
 P_SUITS = P_RESERVE + 4  # 1: positions are told apart by colour and rank only (the streamlined search only)
 P_LINE = P_RESERVE + 5  # 1: the line search: moves in Solvitaire's order, the line kept as records (_dfs)
+P_FRONTIER = P_RESERVE + 6  # 1: the sweep frees each level of a layer two levels on (every move in a layer undoes)
 WORRY_MOVE = 1 << 30  # a generated foundation-to-tableau move: WORRY_MOVE | suit | column << 8
 
 
@@ -1290,8 +1325,9 @@ def _rehash(recs, nrec, tsize):
 
 # --- the search, resumable: its scalars live in ctl between slices ------------------
 (C_HSIZE, C_NREC, C_NODES, C_BEST, C_OUTCOME, C_GOALP, C_GOALC, C_STOP, C_GEN, C_HSIZE2, C_SECOND_AT, C_SECOND_ON,
- C_SINK, C_SEEN_GEN, C_ORDER, C_LAYER, C_HIGH, C_TOTAL, C_FREE, C_DONE, C_DONE_HERE, C_DEPTH) = range(22)
-CTL_SIZE = 22
+ C_SINK, C_SEEN_GEN, C_ORDER, C_LAYER, C_HIGH, C_TOTAL, C_FREE, C_DONE, C_DONE_HERE, C_DEPTH,
+ C_QPREV, C_QLEV, C_QHEAD, C_QEND, C_QTAIL) = range(27)
+CTL_SIZE = 27
 KID_CHUNK = 64  # children handled together (their table probes overlap)
 STATE_WORDS = (STATE_SIZE + 7) // 8  # the search's own positions are padded to whole words, copied word by word
 RUNNING = -1
@@ -1683,12 +1719,15 @@ def _sweep_drop(recs, lay, high, layer, table, gen, free):
 
 @leaf_kernel
 def _sweep_store(q, q0, q1, pid, nlive, high, free, hsize, done, done_here, ntotal, gen, layer, max_live, total_cap,
-                 link_cap, kids, encs, hashes, codes, rel, params, recs, lay, rid, heap, parent, code, table):
+                 link_cap, qprev, qtail, kids, encs, hashes, codes, rel, params, recs, lay, rid, heap, fifo, parent,
+                 code, table):
     """:func:`_sweep`'s storing of children q..q1-1 of position number pid (prepared by _prepare_children), the
-    new ones into a free record or the next one; the first ``link_cap`` positions stored keep their parent link
-    and move, the others none (``rid`` -1).  Returns (the next child, nlive, high, free, hsize, done, ntotal,
-    gen, outcome): outcome UNKNOWN when a new child finds no room, NEED_ROOM when an array or the table must
-    grow before child q is stored (the caller grows it and calls again from q), else RUNNING."""
+    new ones into a free record or the next one, each to the end of the layer's queue (``fifo``, a ring from
+    qprev to qtail) when it is in the layer being expanded, else to the heap; the first ``link_cap`` positions
+    stored keep their parent link and move, the others none (``rid`` -1).  Returns (the next child, nlive, high,
+    free, hsize, done, ntotal, gen, qtail, outcome): outcome UNKNOWN when a new child finds no room, NEED_ROOM
+    when an array or the table must grow before child q is stored (the caller grows it and calls again from q),
+    else RUNNING."""
     while q < q1:
         w = encs[q - q0].view(np.uint64)
         hv = hashes[q - q0]
@@ -1698,12 +1737,13 @@ def _sweep_store(q, q0, q1, pid, nlive, high, free, hsize, done, done_here, ntot
             done = done_here
         if nlive >= max_live or ntotal >= total_cap:
             if _find_h(w, hv, recs, table, gen)[1] < 0:  # new: it needs room there is not
-                return q, nlive, high, free, hsize, done, ntotal, gen, UNKNOWN
+                return q, nlive, high, free, hsize, done, ntotal, gen, qtail, UNKNOWN
             q += 1
             continue
         if ((free < 0 and (high >= recs.shape[0] or high >= lay.shape[0]))
-                or (ntotal < link_cap and ntotal >= parent.shape[0]) or 2 * (nlive + 1) > table.shape[0]):
-            return q, nlive, high, free, hsize, done, ntotal, gen, NEED_ROOM
+                or (ntotal < link_cap and ntotal >= parent.shape[0]) or 2 * (nlive + 1) > table.shape[0]
+                or qtail - qprev >= fifo.shape[0]):
+            return q, nlive, high, free, hsize, done, ntotal, gen, qtail, NEED_ROOM
         slot, after = high, free  # a free record if there is one (its next read before it is written)
         if free >= 0:
             slot, after = free, np.int64(recs[free, 0]) - 1
@@ -1717,15 +1757,28 @@ def _sweep_store(q, q0, q1, pid, nlive, high, free, hsize, done, done_here, ntot
                 rid[slot] = ntotal
                 parent[ntotal] = pid
                 code[ntotal] = codes[q - q0]
-            hsize = index_heap_push(heap, hsize, lay, slot)
+            if lay[slot] == layer:  # the next level of the layer being expanded
+                fifo[qtail % fifo.shape[0]] = slot
+                qtail += 1
+            else:
+                hsize = index_heap_push(heap, hsize, lay, slot)
             nlive += 1
             ntotal += 1
         q += 1
-    return q, nlive, high, free, hsize, done, ntotal, gen, RUNNING
+    return q, nlive, high, free, hsize, done, ntotal, gen, qtail, RUNNING
 
 
 @nb.njit(cache=True)
-def _sweep(rel, params, recs, lay, rid, heap, parent, code, table, ctl, max_live, total_cap, link_cap):
+def _grow_ring(fifo, lo, hi):
+    """The ring ``fifo`` (entry c at c mod its size) with entries lo..hi-1 kept, in a ring twice as large."""
+    b = np.empty(2 * fifo.shape[0], dtype=fifo.dtype)
+    for c in range(lo, hi):
+        b[c % b.shape[0]] = fifo[c % fifo.shape[0]]
+    return b
+
+
+@nb.njit(cache=True)
+def _sweep(rel, params, recs, lay, rid, heap, fifo, parent, code, table, ctl, max_live, total_cap, link_cap):
     """The sweep (module docstring, "The sweep") from the state in ctl until it is decided or ctl[C_NODES]
     reaches ctl[C_STOP].
 
@@ -1754,21 +1807,41 @@ def _sweep(rel, params, recs, lay, rid, heap, parent, code, table, ctl, max_live
     best = ctl[C_BEST]
     gen = ctl[C_GEN]
     stop = ctl[C_STOP]
+    qprev, qlev, qhead, qend, qtail = ctl[C_QPREV], ctl[C_QLEV], ctl[C_QHEAD], ctl[C_QEND], ctl[C_QTAIL]
     outcome = RUNNING
     while outcome == RUNNING:
         if nodes >= stop:
             break
-        if hsize == 0:
-            outcome = UNSOLVABLE
-            break
-        if lay[heap[0]] != layer:  # a new layer: every record expanded so far is in a finished one
+        if qhead == qtail:  # the layer is done: every record expanded so far is in a finished one
+            if hsize == 0:
+                outcome = UNSOLVABLE
+                break
             layer = lay[heap[0]]
             done_here = 0
             if 2 * done >= nlive:
                 freed, gen, free = _sweep_drop(recs, lay, high, layer, table, gen, free)
                 nlive -= freed
                 done = 0
-        e, hsize = index_heap_pop(heap, hsize, lay)
+            qprev = qlev = qhead = qtail = 0
+            while hsize > 0 and lay[heap[0]] == layer:  # the new layer's positions met so far: its level 0
+                if qtail >= fifo.shape[0]:
+                    fifo = _grow_ring(fifo, 0, qtail)
+                first, hsize = index_heap_pop(heap, hsize, lay)
+                fifo[qtail] = first
+                qtail += 1
+            qend = qtail
+        elif qhead == qend:  # level d is done: level d - 1 can be freed (no position of level d + 1 meets it)
+            if params[P_FRONTIER] != 0:
+                for c in range(qprev, qlev):
+                    lay[fifo[c % fifo.shape[0]]] = 0  # below every layer: _sweep_drop frees it
+                done_here -= qlev - qprev
+            qprev, qlev, qend = qlev, qend, qtail
+            if 2 * (done - done_here) >= nlive and done > done_here:
+                freed, gen, free = _sweep_drop(recs, lay, high, layer, table, gen, free)
+                nlive -= freed
+                done = done_here
+        e = fifo[qhead % fifo.shape[0]]
+        qhead += 1
         _decode(recs[e].view(np.uint8), params, cur)
         nodes += 1
         done += 1
@@ -1788,13 +1861,15 @@ def _sweep(rel, params, recs, lay, rid, heap, parent, code, table, ctl, max_live
                 break
             q = q0
             while q < q1:  # stored by a leaf kernel, which stops where an array needs room (grown here)
-                q, nlive, high, free, hsize, done, ntotal, gen, outcome = _sweep_store(
+                q, nlive, high, free, hsize, done, ntotal, gen, qtail, outcome = _sweep_store(
                     q, q0, q1, pid, nlive, high, free, hsize, done, done_here, ntotal, gen, layer, max_live,
-                    total_cap, link_cap, kids, encs, hashes, codes, rel, params, recs, lay, rid, heap, parent, code,
-                    table)
+                    total_cap, link_cap, qprev, qtail, kids, encs, hashes, codes, rel, params, recs, lay, rid, heap,
+                    fifo, parent, code, table)
                 if outcome != NEED_ROOM:
                     break
                 outcome = RUNNING
+                if qtail - qprev >= fifo.shape[0]:
+                    fifo = _grow_ring(fifo, qprev, qtail)
                 if free < 0 and (high >= recs.shape[0] or high >= lay.shape[0]):  # lay, rid, heap made together
                     cap = min(2 * high, max_live)
                     if high >= recs.shape[0]:
@@ -1826,7 +1901,8 @@ def _sweep(rel, params, recs, lay, rid, heap, parent, code, table, ctl, max_live
     ctl[C_GEN] = gen
     ctl[C_OUTCOME] = outcome
     ctl[C_SINK] = np.int64(sink & np.uint64(1))
-    return recs, lay, rid, heap, parent, code, table
+    ctl[C_QPREV], ctl[C_QLEV], ctl[C_QHEAD], ctl[C_QEND], ctl[C_QTAIL] = qprev, qlev, qhead, qend, qtail
+    return recs, lay, rid, heap, fifo, parent, code, table
 
 
 @nb.njit(cache=True, inline="always")
@@ -2314,7 +2390,7 @@ class SolverRules:
         rules = [self.ncols, self.cells, self.build, int(self.wrap), int(self.unlimited), self.empty, self.max_nodes]
         king_albert = [int(self.reserve), int(self.worrying_back), int(self.single_card)]  # P_RESERVE..P_SINGLE
         return np.concatenate([np.array(rules, dtype=np.int64), HEURISTIC_WEIGHTS,
-                               np.array(king_albert + [0, 0, 0], dtype=np.int64)])  # P_EAGER, P_SUITS, P_LINE: set per search
+                               np.array(king_albert + [0, 0, 0, 0], dtype=np.int64)])  # P_EAGER..P_FRONTIER: per search
 
 
 class Workspace:
@@ -2347,6 +2423,7 @@ class Workspace:
         self.lay = np.zeros(1, dtype=np.int64)
         self.rid = np.zeros(1, dtype=np.int32)
         self.sweep_heap = np.zeros(1, dtype=np.int32)
+        self.sweep_fifo = np.zeros(1, dtype=np.int32)
         self.sweep_parent = np.zeros(1, dtype=np.int32)
         self.sweep_code = np.zeros(1, dtype=np.int32)
 
@@ -2377,10 +2454,12 @@ class Workspace:
             if self.recs.shape[0] != n:
                 self.recs = np.empty((n, REC_WORDS), dtype=np.uint64)
             lay, rid, heap = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int32), np.empty(n, dtype=np.int32)
+            fifo = np.empty(n, dtype=np.int32)
             parent, code = np.empty(total, dtype=np.int32), np.empty(total, dtype=np.int32)
         except MemoryError:
             return  # the sweep grows the arrays it has, by doubling
         self.lay, self.rid, self.sweep_heap, self.sweep_parent, self.sweep_code = lay, rid, heap, parent, code
+        self.sweep_fifo = fifo
 
     def release(self, order: int) -> None:
         """Give back what the searches before touched and the next one, the line search or the sweep, does not use.
@@ -2481,8 +2560,8 @@ def _warm_up() -> None:
     ctl = np.zeros(CTL_SIZE, dtype=np.int64)
     ctl[C_OUTCOME] = UNSOLVABLE
     _search(rel, rules.params(), ws.recs, ws.parent, ws.mcode, ws.heap, ws.heap2, ws.table, ctl, ws.seen)
-    _sweep(rel, rules.params(), ws.recs, ws.lay, ws.rid, ws.sweep_heap, ws.sweep_parent, ws.sweep_code, ws.table, ctl,
-           1, 1, 1)
+    _sweep(rel, rules.params(), ws.recs, ws.lay, ws.rid, ws.sweep_heap, ws.sweep_fifo, ws.sweep_parent,
+           ws.sweep_code, ws.table, ctl, 1, 1, 1)
     sst, smv, sbase, snext, scode = ws.dfs_stack()
     _dfs_start(st.copy(), rel, rules.params(), ws.recs, ws.table, ws.next_gen(), sst, smv, sbase, snext, ctl)
     ctl[C_STOP] = 0
@@ -2518,6 +2597,7 @@ def _begin(start: np.ndarray, rel: np.ndarray, params: np.ndarray, ws: Workspace
         ws.lay[0], ws.rid[0], ws.sweep_heap[0] = _sweep_layer(st, rel, params), 0, 0  # the root, closed: record 0
         ctl[C_TOTAL], ctl[C_HIGH], ctl[C_HSIZE] = ctl[C_NREC], ctl[C_NREC], ctl[C_NREC]
         ctl[C_LAYER], ctl[C_FREE], ctl[C_DONE], ctl[C_DONE_HERE] = -1, -1, 0, 0
+        ctl[C_QPREV] = ctl[C_QLEV] = ctl[C_QHEAD] = ctl[C_QEND] = ctl[C_QTAIL] = 0
     else:
         _search_start(st, rel, params, ws.recs, ws.parent, ws.mcode, ws.heap, ws.table, ws.next_gen(), ctl)
     ctl[C_ORDER] = order
@@ -2531,8 +2611,9 @@ def _advance(rel: np.ndarray, params: np.ndarray, ws: Workspace, ctl: np.ndarray
     if ctl[C_ORDER] in (ORDER_STREAMLINED, ORDER_LINE):
         ws.recs, ws.table = _dfs(rel, params, ws.recs, ws.table, *ws.stack(int(ctl[C_ORDER])), ctl)
     elif ctl[C_ORDER] == ORDER_SWEEP:
-        ws.recs, ws.lay, ws.rid, ws.sweep_heap, ws.sweep_parent, ws.sweep_code, ws.table = _sweep(
-            rel, params, ws.recs, ws.lay, ws.rid, ws.sweep_heap, ws.sweep_parent, ws.sweep_code, ws.table, ctl,
+        ws.recs, ws.lay, ws.rid, ws.sweep_heap, ws.sweep_fifo, ws.sweep_parent, ws.sweep_code, ws.table = _sweep(
+            rel, params, ws.recs, ws.lay, ws.rid, ws.sweep_heap, ws.sweep_fifo, ws.sweep_parent, ws.sweep_code,
+            ws.table, ctl,
             SWEEP_LIVE * int(params[P_MAXNODES]), SWEEP_TOTAL * int(params[P_MAXNODES]),
             SWEEP_LINKS * int(params[P_MAXNODES]))
     else:
@@ -2561,6 +2642,13 @@ def _probe(start: np.ndarray, rel: np.ndarray, params: np.ndarray, rules: Solver
     _begin(start, rel, pparams, pws, ORDER_STREAMLINED if streamlined else ORDER_DEPTH_FIRST, pctl)
     _advance(rel, pparams, pws, pctl, budget)
     return pws, pparams, pctl
+
+
+def _frontier(rules: SolverRules) -> bool:
+    """May the sweep free each level of a layer once the next is expanded (module docstring, "The sweep")?  Only
+    where every move within a layer can be undone: empty columns take any card, and there is no reserve and no
+    worrying back (a reserve card played, or a card played back, does not go back the way it came)."""
+    return rules.empty == EMPTY_ANY and not rules.reserve and not rules.worrying_back
 
 
 def _streamliners(rules: SolverRules) -> tuple[int, int]:
@@ -2605,6 +2693,7 @@ def solve_state(st: np.ndarray, rel: np.ndarray, rules: SolverRules, ws: Workspa
         params[P_SINGLE] = _single_cards(rules, single_cards)
         params[P_EAGER], params[P_SUITS] = _streamliners(rules) if streamlined else (0, 0)
         params[P_LINE] = int(order == ORDER_LINE)
+        params[P_FRONTIER] = int(order == ORDER_SWEEP and _frontier(rules))
         share = STREAMLINED_SHARE if streamlined else RETRY_SHARE if order == ORDER_DEPTH_FIRST else 1
         room = rules.line_room or LINE_ROOM
         params[P_MAXNODES] = max(1, rules.max_nodes * room if order == ORDER_LINE else rules.max_nodes // share)

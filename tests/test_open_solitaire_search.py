@@ -328,15 +328,56 @@ def test_the_sweep_proves_a_deal_unsolvable_in_half_the_table(monkeypatch):
     assert alone.outcome == with_runs.outcome == UNSOLVABLE and alone.nodes == with_runs.nodes == full.nodes
     every = osol.solve_deal(deal, half)  # the default searches: guide, streamlined, line search (unknown), sweep
     assert every.outcome == UNSOLVABLE and every.nodes > guide_half.nodes + full.nodes
-    # and the room it holds at once is really the limit, not the total it may store (made ample here): it needs
-    # 3,792 (by bisection; 5,006 when its layers went by cards up first), so a sixth of them (4,305) is enough and a
-    # seventh (3,690) too few
+    # and the room it holds at once is really the limit, not the total it may store (made ample here): freeing
+    # each level of a layer two levels on, it needs 3,252 (by bisection), so a seventh of them (3,690) is enough
+    # and an eighth (3,228) too few, and it expands every position once, as the guide does; keeping each layer
+    # whole until it is done, it needs 3,792 (5,006 when its layers went by cards up first): a seventh is too few
     monkeypatch.setattr(osol, "SWEEP_TOTAL", 100)
     with monkeypatch.context() as m:
         m.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, True),))
-        sixth = osol.solve_deal(deal, dataclasses.replace(half, max_nodes=full.nodes // 6))
         seventh = osol.solve_deal(deal, dataclasses.replace(half, max_nodes=full.nodes // 7))
-    assert sixth.outcome == UNSOLVABLE and sixth.nodes == full.nodes and seventh.outcome == UNKNOWN
+        eighth = osol.solve_deal(deal, dataclasses.replace(half, max_nodes=full.nodes // 8))
+        m.setattr(osol, "_frontier", lambda rules: False)
+        whole_layers = osol.solve_deal(deal, dataclasses.replace(half, max_nodes=full.nodes // 7))
+    assert seventh.outcome == UNSOLVABLE and seventh.nodes == full.nodes and eighth.outcome == UNKNOWN
+    assert whole_layers.outcome == UNKNOWN
+
+
+@pytest.mark.parametrize("game, over, deal_no, reachable", [
+    ("freecell", {"cells": 1}, 16, 25_831),
+    ("bakers_game", {}, 6, 6_703),
+    ("freecell", {"columns": 6, "sequence_move": "unlimited"}, 15, 11_635),  # runs move whole, and back
+])
+def test_the_sweep_freeing_levels_expands_each_position_once(monkeypatch, game, over, deal_no, reachable):
+    """Where every move within a layer can be undone, the sweep frees each level of a layer once the next is
+    expanded (engine/open_solitaire.py, "The sweep"); the claim is that no freed position is met again, so it
+    expands exactly the positions the plain exhaustive search reaches (the guide, run to the end; seed 99
+    unsolvable deals), each once, in less room than with whole layers."""
+    deal = seeded_deals(DECK_52, 99, deal_no, 1)[0]
+    rules = _srules(game, **over)
+    assert osol._frontier(rules)
+    full = _guide_alone(monkeypatch, deal, rules)
+    assert full.outcome == UNSOLVABLE and full.nodes == reachable
+    monkeypatch.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, True),))
+    swept = osol.solve_deal(deal, rules)
+    assert swept.outcome == UNSOLVABLE and swept.nodes == reachable
+
+
+def test_the_sweep_frees_levels_only_where_every_move_in_a_layer_undoes():
+    """Kings-only or no spaces (a lone card that leaves its column cannot come back), a reserve and worrying
+    back keep each layer whole: there a freed position could be met again."""
+    assert osol._frontier(_srules("freecell")) and osol._frontier(_srules("bakers_game", cells=2))
+    assert not osol._frontier(_srules("freecell", empty_column="kings"))
+    assert not osol._frontier(_srules("freecell", empty_column="none"))
+    assert not osol._frontier(_srules("penguin"))  # only the beak's predecessor may fill a space
+    for game in ("eight_off", "seahaven_towers", "king_albert"):
+        g = get_game(game)
+        mod = __import__(f"engine.games.{game}", fromlist=["SOLVER"])
+        assert not osol._frontier(mod.SOLVER.solver_rules(g.rules()))
+    g = get_game("king_albert")
+    mod = __import__("engine.games.king_albert", fromlist=["SOLVER"])
+    ka_any = mod.SOLVER.solver_rules(g.rules(overrides={"worrying_back": False}))
+    assert ka_any.reserve and not osol._frontier(ka_any)
 
 
 def test_the_sweep_in_slices_and_its_total_budget(monkeypatch):
