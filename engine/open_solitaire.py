@@ -295,16 +295,17 @@ The search (issue 11).
   220 (25,971,382 positions, unsolvable) peaks at 3.56 M live positions
   against 15.1 M with whole layers, and with 2 cells deal 7344 (89,127,464,
   unsolvable) at 18.8 M against over 67 M (it was unknown at the default
-  room, and proved so with 8 x max_nodes of it); deal 7 with 1 cell at
-  0.99 M against 1.58 M; the least room of the four small deals below
-  falls to 3,252, 9,281, 2,820 and 8,144.  On every one the sweep expands
-  each position once, as the plain exhaustive search does.
-  Ordering first by u + |S| (a card sent up and a card freed
-  count the same) holds fewer at once than ordering by u first: on
-  unsolvable FreeCell deals with 1 cell (seed 99 deals 16, 0, 23, 24:
-  25,831, 75,174, 16,310 and 50,782 positions reachable) the least room in
-  which the sweep decides them is 3,792, 10,105, 2,820 and 11,458 (13%-23%
-  of them), against 5,006, 12,703, 3,564 and 14,471 (17%-29%); deal 7 (4.47
+  room, and proved so with 8 x max_nodes of it); 6 columns deals 71 and
+  933 (83,965,516 and 95,267,162, unsolvable; unknown with whole layers)
+  at 29.9 M and 12.2 M; deal 7 with 1 cell at 0.99 M against 1.58 M; the
+  least room of the four small deals below falls to 3,252, 9,281, 2,820
+  and 8,144.  On every one the sweep expands each position once, as the
+  plain exhaustive search does.  Ordering first by u + |S| (a card sent up
+  and a card freed count the same) holds fewer at once than ordering by u
+  first: on unsolvable FreeCell deals with 1 cell (seed 99 deals 16, 0, 23,
+  24: 25,831, 75,174, 16,310 and 50,782 positions reachable) the least room
+  in which the sweep with whole layers decides them is 3,792, 10,105, 2,820
+  and 11,458 (13%-23% of them), against 5,006, 12,703, 3,564 and 14,471 (17%-29%); deal 7 (4.47
   M) and 6 columns deal 220 (26.0 M) peak at 1.58 M and 15.1 M live
   positions not yet freeable (sampled every 2,000 and 10,000 expansions)
   against 1.70 M and 16.6 M, and 6 columns deal 1190 (184,967,889
@@ -1698,7 +1699,8 @@ def _sweep_layer(st, rel, params):
 
 @leaf_kernel
 def _sweep_drop(recs, lay, high, layer, table, gen, free):
-    """Free every live record below ``layer`` (all expanded, none can be met again): each is marked (lay -1) and
+    """Free every live record below ``layer`` (all expanded, none can be met again: the finished layers' and
+    the levels of this one marked 0 by the sweep): each is marked (lay -1) and
     put on the free list threaded through its first word (the next free record + 1); the table is stamped anew
     with the records left.  Returns (records freed, the table's generation, the free list's head)."""
     freed = 0
@@ -1785,10 +1787,13 @@ def _sweep(rel, params, recs, lay, rid, heap, fifo, parent, code, table, ctl, ma
     Records 0..ctl[C_HIGH]-1 hold the live positions and the free ones (``lay``: each one's layer, -1 when free;
     ``rid``: its number among all the positions stored, which indexes the links ``parent`` and ``code`` that
     outlive the records, kept for the first ``link_cap`` positions only: -1 for the others).  The live records
-    not yet expanded wait in ``heap`` by layer, then record number.  Once the first of them is in a layer above
-    ctl[C_LAYER], every record expanded so far is in a finished layer; they
-    are freed (``_sweep_drop``, a pass over the records and the table) when they are at least half the live ones,
-    or when a new position needs their room.  UNSOLVABLE when the heap is empty; UNKNOWN when a new position
+    not yet expanded wait in the layer's queue (``fifo``, a ring: level d - 1 from ctl[C_QPREV], d from
+    ctl[C_QLEV], the next to expand at ctl[C_QHEAD], d + 1 from ctl[C_QEND] to ctl[C_QTAIL]) when they are in
+    the layer being expanded (ctl[C_LAYER]), else in ``heap`` by layer, then record number.  Once the queue is
+    empty, every record expanded so far is in a finished layer, and with P_FRONTIER so is level d - 1 once
+    level d is expanded (marked with layer 0); they are freed (``_sweep_drop``, a pass over the records and the
+    table) when they are at least half the live ones, or when a new position needs their room.  UNSOLVABLE when
+    the queue and the heap are empty; UNKNOWN when a new position
     would make more than ``max_live`` live (after freeing what can be freed) or ``total_cap`` stored in all, or
     when a win is found from a position with no link (it has no line to show).
     Returns the work arrays, which may have grown.
