@@ -352,7 +352,7 @@ def test_the_sweep_freeing_levels_expands_each_position_once(monkeypatch, game, 
     """Where every move within a layer can be undone, the sweep frees each level of a layer once the next is
     expanded (engine/open_solitaire.py, "The sweep"); the claim is that no freed position is met again, so it
     expands exactly the positions the plain exhaustive search reaches (the guide, run to the end; seed 99
-    unsolvable deals), each once, in less room than with whole layers."""
+    unsolvable deals), each once (the room it saves: the test above)."""
     deal = seeded_deals(DECK_52, 99, deal_no, 1)[0]
     rules = _srules(game, **over)
     assert osol._frontier(rules)
