@@ -181,8 +181,8 @@ The search (issue 11).
   from the bottom, the higher first, cells by their card, the higher first
   (``_pile_above``, ``_cell_above``: Solvitaire keeps its piles in that
   order).  Measured (seed 99): 9363 won in 12,967,091 positions, its line
-  1,314,987 moves deep; 451 in 22,447,989 (which LINE_ROOM = 2 holds from
-  max_nodes 1.2 x 10^7); Raglan 557, which the retry was kept for, in
+  1,314,987 moves deep; 451 in 22,447,989 (which LINE_ROOM = 3 holds at
+  the default max_nodes; 2 held it from 1.2 x 10^7); Raglan 557, which the retry was kept for, in
   7,672,321 (the retry's 4.6 M), and 7 columns 494 in 21,285.  Its line is
   kept as 48-byte records (``_encode``), decoded as the line comes back to
   them, rather than as 664-byte positions: 2^22 moves deep cost 200 MB, not
@@ -1368,7 +1368,7 @@ DFS_DEPTH, DFS_MOVES = 1 << 17, 1 << 23  # the longest line it follows, and the 
 # The line search (module docstring, "The line search"): the streamlined search's kernel with no streamliner, its
 # moves in Solvitaire's order, its line kept as 48-byte records; it stores at most LINE_ROOM x max_nodes positions.
 ORDER_LINE = 4
-LINE_ROOM = 2
+LINE_ROOM = 3  # 6 columns deal 451 (seed 99) is won in 22.4 M positions: 3 x 10^7 holds them, 2 x 10^7 did not
 MAX_NODES_DOC = max_nodes_doc(LINE_ROOM, "")  # Baker's Game's and FreeCell's max_nodes help (King Albert sets its own)
 LINE_DEPTH, LINE_MOVES = 1 << 22, 1 << 25
 # The one-line-at-a-time searches' table doubles when half full, but from LINE_TABLE_FULL slots (512 MiB) on only

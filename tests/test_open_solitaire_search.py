@@ -314,6 +314,7 @@ def test_the_sweep_proves_a_deal_unsolvable_in_half_the_table(monkeypatch):
     import dataclasses
 
     monkeypatch.setattr(osol, "SWEEP_LIVE", 1)
+    monkeypatch.setattr(osol, "LINE_ROOM", 2)
     deal = seeded_deals(DECK_52, 99, 16, 1)[0]
     full = _guide_alone(monkeypatch, deal, _srules("freecell", cells=1))
     assert full.outcome == UNSOLVABLE
