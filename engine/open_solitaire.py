@@ -1817,31 +1817,26 @@ def _sweep(rel, params, recs, lay, rid, heap, fifo, parent, code, table, ctl, ma
     while outcome == RUNNING:
         if nodes >= stop:
             break
-        if qhead == qtail:  # the layer is done: every record expanded so far is in a finished one
-            if hsize == 0:
-                outcome = UNSOLVABLE
-                break
-            layer = lay[heap[0]]
-            done_here = 0
-            if 2 * done >= nlive:
-                freed, gen, free = _sweep_drop(recs, lay, high, layer, table, gen, free)
-                nlive -= freed
-                done = 0
-            qprev = qlev = qhead = qtail = 0
-            while hsize > 0 and lay[heap[0]] == layer:  # the new layer's positions met so far: its level 0
-                if qtail >= fifo.shape[0]:
-                    fifo = _grow_ring(fifo, 0, qtail)
-                first, hsize = index_heap_pop(heap, hsize, lay)
-                fifo[qtail] = first
-                qtail += 1
-            qend = qtail
-        elif qhead == qend:  # level d is done: level d - 1 can be freed (no position of level d + 1 meets it)
-            if params[P_FRONTIER] != 0:
+        if qhead == qend:  # a level is done, and the layer with it when the queue is empty
+            if qhead == qtail:  # every record expanded so far is in a finished layer
+                if hsize == 0:
+                    outcome = UNSOLVABLE
+                    break
+                layer = lay[heap[0]]
+                done_here = 0
+                qprev = qlev = qhead = qend = qtail = 0
+                while hsize > 0 and lay[heap[0]] == layer:  # the new layer's positions met so far: its level 0
+                    if qtail >= fifo.shape[0]:
+                        fifo = _grow_ring(fifo, 0, qtail)
+                    first, hsize = index_heap_pop(heap, hsize, lay)
+                    fifo[qtail] = first
+                    qtail += 1
+            elif params[P_FRONTIER] != 0:  # level d - 1 can be freed: no position of level d + 1 meets it
                 for c in range(qprev, qlev):
                     lay[fifo[c % fifo.shape[0]]] = 0  # below every layer: _sweep_drop frees it
                 done_here -= qlev - qprev
             qprev, qlev, qend = qlev, qend, qtail
-            if 2 * (done - done_here) >= nlive and done > done_here:
+            if 2 * (done - done_here) >= nlive and done > done_here:  # the freeable are half the live: free them
                 freed, gen, free = _sweep_drop(recs, lay, high, layer, table, gen, free)
                 nlive -= freed
                 done = done_here
