@@ -311,18 +311,30 @@ The search (issue 11).
   against 1.70 M and 16.6 M, and 6 columns deal 1190 (184,967,889
   positions, unsolvable) at 21.8 M against 26.0 M.  Layers by cards up
   alone needed from a third to over half of the four small deals.
-  A live record costs its 48 bytes, 16 of layer, number and heap entry, and
-  two to four table slots, so the sweep may hold SWEEP_LIVE = 3 x max_nodes
-  at once (the arrays are reserved, not touched, and replace the other
-  searches' records).  The parent link and move of a position (8 bytes) are
-  kept apart from the records and outlive them, so that a win found here
+  A live record costs its 48 bytes, 20 of layer, number, heap and queue
+  entries, and its table slots: two to four while the table is below
+  BIG_TABLE slots, then one and a third to two (from there the table fills
+  to three quarters), so the sweep may hold SWEEP_LIVE = 4 x max_nodes at
+  once (the arrays are reserved, not touched, and replace the other
+  searches' records): 4 x 10^7 at the default fit in 2^26 slots, 512 MiB.
+  At 3 x max_nodes with a half-full table, FreeCell with 6 columns deal 279
+  (seed 99) filled its room; given 8 x max_nodes, it is unsolvable in
+  216,606,731 positions, with at most 38.1 M live that could not yet be
+  freed (sampled every 10^6 expansions), so 4 x max_nodes decides it:
+  through every search at the defaults, unsolvable in 1,210 CPU-s, the
+  whole process peaking at 3,810 MiB (by count, the sweep's full room
+  takes 3.3 GiB: 68 bytes a record, the table and the links).  6 columns
+  deal 1058 stays unknown even at 8 x max_nodes (its room full at 364 M
+  stored, 1,346 CPU-s, 7.6 GiB).  The parent link and move of a position
+  (8 bytes) are kept apart from the records and outlive them, so that a win found here
   has its line, for the first SWEEP_LINKS = 4 x max_nodes positions stored;
   past them positions keep none.  An ``unsolvable`` needs no line; a win
   found from a position with no link has none to show, and is reported
   ``unknown`` (it can only come after SWEEP_LINKS x max_nodes positions,
   from a deal every other search left unknown).  So the positions stored
-  in all cost time, not memory, and bound it: at most SWEEP_TOTAL = 20 x
-  max_nodes, which holds 1190's 1.85 x 10^8 at the default (631 CPU-s for
+  in all cost time, not memory, and bound it: at most SWEEP_TOTAL = 25 x
+  max_nodes, which holds 279's 2.17 x 10^8 and 1190's 1.85 x 10^8 at the
+  default (631 CPU-s for
   the sweep alone, the whole process at 3.4 GiB with every link kept; it
   had been unknown at 4 x max_nodes; 5 columns deal 7722 likewise, in
   6.5 x 10^7).  Per expansion the sweep is no slower than the guide (deal 7
@@ -668,7 +680,7 @@ def max_nodes_doc(line_room: int, line_memory: str) -> str:
     return ("positions the solver may store before it answers unknown (about 60 to 90 bytes each, taken only as "
             "used: about 1 GB at the default, 2.4 GB at 30000000; a deal the first searches leave unknown goes "
             f"on to the line search, which stores up to {line_room} x as many{line_memory}, and last to the sweep, "
-            "which holds up to 3 x as many: about 2.5 GB at the default)")
+            f"which holds up to {SWEEP_LIVE} x as many: about 3.8 GiB at the default)")
 
 
 # The games' max_seconds switch (its one-line doc, what `patience games GAME` prints, and its bound)
@@ -1369,22 +1381,23 @@ DFS_DEPTH, DFS_MOVES = 1 << 17, 1 << 23  # the longest line it follows, and the 
 # moves in Solvitaire's order, its line kept as 48-byte records; it stores at most LINE_ROOM x max_nodes positions.
 ORDER_LINE = 4
 LINE_ROOM = 3  # 6 columns deal 451 (seed 99) is won in 22.4 M positions: 3 x 10^7 holds them, 2 x 10^7 did not
-MAX_NODES_DOC = max_nodes_doc(LINE_ROOM, "")  # Baker's Game's and FreeCell's max_nodes help (King Albert sets its own)
 LINE_DEPTH, LINE_MOVES = 1 << 22, 1 << 25
-# The one-line-at-a-time searches' table doubles when half full, but from LINE_TABLE_FULL slots (512 MiB) on only
-# when three quarters full: King Albert's line search (room 5 x 10^7) then keeps its positions in 512 MiB, not
-# 1 GiB.  Measured on seed 99 deal 1856, the line search alone filling that room: peak 3,344 MiB against 3,633, and
-# 381 s of solving against 388 (longer probes, no slower); deal 490, unsolvable, in the same 47,401,245 positions.
-LINE_TABLE_FULL = 1 << 26
+# The one-line-at-a-time searches' and the sweep's table doubles when half full, but from BIG_TABLE slots (512 MiB)
+# on only when three quarters full: King Albert's line search (room 5 x 10^7) then keeps its positions in 512 MiB,
+# not 1 GiB.  Measured on seed 99 deal 1856, the line search alone filling that room: peak 3,344 MiB against 3,633,
+# and 381 s of solving against 388 (longer probes, no slower); deal 490, unsolvable, in the same 47,401,245
+# positions.  The sweep's room of 4 x 10^7 live positions fits in 512 MiB of table the same way.
+BIG_TABLE = 1 << 26
 # The line search replaced the depth-first retries (module docstring, "The line search"): it wins the deals they
 # were kept for (Raglan, seed 99 deal 557; 7 columns 494) and deals none of the others decides.
 SEARCH_ORDERS = ((ORDER_GUIDE, False), (ORDER_STREAMLINED, True), (ORDER_LINE, True), (ORDER_SWEEP, True))
 # The sweep's budget (module docstring, "The sweep"): at most SWEEP_LIVE x max_nodes positions held at once, at
 # most SWEEP_TOTAL x max_nodes stored in all (each costs one expansion), the first SWEEP_LINKS x max_nodes of them
 # with their parent link and move (8 bytes each, for good).
-SWEEP_LIVE = 3
-SWEEP_TOTAL = 20
+SWEEP_LIVE = 4  # 6 columns deal 279 (seed 99): unsolvable with 38.1 M live at most (sampled); unknown at 3 x 10^7
+SWEEP_TOTAL = 25  # ... in 216.6 M positions
 SWEEP_LINKS = 4
+MAX_NODES_DOC = max_nodes_doc(LINE_ROOM, "")  # Baker's Game's and FreeCell's max_nodes help (King Albert sets its own)
 
 
 @nb.njit(cache=True)
@@ -1673,6 +1686,12 @@ def _search(rel, params, recs, parent, mcode, heap, heap2, table, ctl, seen):
     return recs, parent, mcode, heap, heap2, table
 
 
+@nb.njit(cache=True, inline="always")
+def _big_table_full(nrec, tsize):
+    """Must the one-line-at-a-time searches' or the sweep's table double before record nrec goes in (BIG_TABLE)?"""
+    return 2 * (nrec + 1) > tsize and (tsize < BIG_TABLE or 4 * (nrec + 1) > 3 * tsize)
+
+
 @leaf_kernel
 def _sweep_layer(st, rel, params):
     """The sweep's layer of position st (module docstring, "The sweep"): with u its cards up that can never come
@@ -1743,7 +1762,7 @@ def _sweep_store(q, q0, q1, pid, nlive, high, free, hsize, done, done_here, ntot
             q += 1
             continue
         if ((free < 0 and (high >= recs.shape[0] or high >= lay.shape[0]))
-                or (ntotal < link_cap and ntotal >= parent.shape[0]) or 2 * (nlive + 1) > table.shape[0]
+                or (ntotal < link_cap and ntotal >= parent.shape[0]) or _big_table_full(nlive, table.shape[0])
                 or qtail - qprev >= fifo.shape[0]):
             return q, nlive, high, free, hsize, done, ntotal, gen, qtail, NEED_ROOM
         slot, after = high, free  # a free record if there is one (its next read before it is written)
@@ -1882,7 +1901,7 @@ def _sweep(rel, params, recs, lay, rid, heap, fifo, parent, code, table, ctl, ma
                     cap = min(2 * ntotal, link_cap)
                     parent = _grow(parent, ntotal, cap)
                     code = _grow(code, ntotal, cap)
-                if 2 * (nlive + 1) > table.shape[0]:
+                if _big_table_full(nlive, table.shape[0]):
                     table = np.zeros(table.shape[0] * 2, dtype=np.uint64)
                     gen = 1
                     _reinsert(recs, high, table, gen, lay)
@@ -2070,17 +2089,11 @@ def _dfs(rel, params, recs, table, sst, smv, sbase, snext, scode, ctl):
         nrec = ctl[C_NREC]
         if nrec >= recs.shape[0]:
             recs = _grow(recs, nrec, min(2 * nrec, max_nodes))
-        if _dfs_table_full(nrec, table.shape[0]):
+        if _big_table_full(nrec, table.shape[0]):
             table = _rehash(recs, nrec, table.shape[0] * 2)
             ctl[C_GEN] = 1
     ctl[C_OUTCOME] = outcome
     return recs, table
-
-
-@nb.njit(cache=True, inline="always")
-def _dfs_table_full(nrec, tsize):
-    """Must the one-line-at-a-time searches' table double before record nrec goes in (LINE_TABLE_FULL)?"""
-    return 2 * (nrec + 1) > tsize and (tsize < LINE_TABLE_FULL or 4 * (nrec + 1) > 3 * tsize)
 
 
 @leaf_kernel
@@ -2142,7 +2155,7 @@ def _dfs_run(rel, params, recs, table, sst, smv, sbase, snext, scode, ctl, empty
         if nrec >= max_nodes:
             outcome = UNKNOWN
             break
-        if nrec >= recs.shape[0] or _dfs_table_full(nrec, table.shape[0]):
+        if nrec >= recs.shape[0] or _big_table_full(nrec, table.shape[0]):
             snext[depth] -= 1  # tried again once there is room
             outcome = NEED_ROOM
             break

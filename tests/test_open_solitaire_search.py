@@ -381,6 +381,16 @@ def test_the_sweep_frees_levels_only_where_every_move_in_a_layer_undoes():
     assert ka_any.reserve and not osol._frontier(ka_any)
 
 
+def test_the_big_searches_table_fills_to_three_quarters_from_big_table():
+    """The line search's and the sweep's table doubles when half full below BIG_TABLE slots, and from there on only
+    when three quarters full (so the sweep's 4 x 10^7 live positions fit in 2^26 slots, 512 MiB)."""
+    small, big = 1 << 20, osol.BIG_TABLE
+    assert not osol._big_table_full(small // 2 - 1, small) and osol._big_table_full(small // 2, small)
+    assert not osol._big_table_full(big // 2, big) and not osol._big_table_full(3 * big // 4 - 1, big)
+    assert osol._big_table_full(3 * big // 4, big)
+    assert not osol._big_table_full(osol.SWEEP_LIVE * 10_000_000 - 1, big)
+
+
 def test_the_sweep_in_slices_and_its_total_budget(monkeypatch):
     """Paused every 7 expansions (max_seconds set, far away), the sweep ends as one run straight through; with
     SWEEP_TOTAL too small for the positions the deal needs in all, it answers unknown."""
