@@ -326,8 +326,8 @@ The search (issue 11).
   takes 3.3 GiB: 68 bytes a record, the table and the links).  6 columns
   deal 1058 stays unknown even at 8 x max_nodes (its room full at 364 M
   stored, 1,346 CPU-s, 7.6 GiB).  The parent link and move of a position
-  (8 bytes) are kept apart from the records and outlive them, so that a win found here
-  has its line, for the first SWEEP_LINKS = 4 x max_nodes positions stored;
+  (8 bytes) are kept apart from the records and outlive them, so that a
+  win found here has its line, for the first SWEEP_LINKS = 4 x max_nodes positions stored;
   past them positions keep none.  An ``unsolvable`` needs no line; a win
   found from a position with no link has none to show, and is reported
   ``unknown`` (it can only come after SWEEP_LINKS x max_nodes positions,
@@ -1395,7 +1395,7 @@ SEARCH_ORDERS = ((ORDER_GUIDE, False), (ORDER_STREAMLINED, True), (ORDER_LINE, T
 # most SWEEP_TOTAL x max_nodes stored in all (each costs one expansion), the first SWEEP_LINKS x max_nodes of them
 # with their parent link and move (8 bytes each, for good).
 SWEEP_LIVE = 4  # 6 columns deal 279 (seed 99): unsolvable with 38.1 M live at most (sampled); unknown at 3 x 10^7
-SWEEP_TOTAL = 25  # ... in 216.6 M positions
+SWEEP_TOTAL = 25  # ... and it stores 216.6 M positions in all
 SWEEP_LINKS = 4
 MAX_NODES_DOC = max_nodes_doc(LINE_ROOM, "")  # Baker's Game's and FreeCell's max_nodes help (King Albert sets its own)
 
