@@ -311,30 +311,31 @@ The search (issue 11).
   against 1.70 M and 16.6 M, and 6 columns deal 1190 (184,967,889
   positions, unsolvable) at 21.8 M against 26.0 M.  Layers by cards up
   alone needed from a third to over half of the four small deals.
-  A live record costs its 48 bytes, 20 of layer, number, heap and queue
-  entries, and its table slots: two to four while the table is below
-  BIG_TABLE slots, then one and a third to two (from there the table fills
-  to three quarters), so the sweep may hold SWEEP_LIVE = 4 x max_nodes at
-  once (the arrays are reserved, not touched, and replace the other
-  searches' records): 4 x 10^7 at the default fit in 2^26 slots, 512 MiB.
-  At 3 x max_nodes with a half-full table, FreeCell with 6 columns deal 279
-  (seed 99) filled its room; given 8 x max_nodes, it is unsolvable in
-  216,606,731 positions, with at most 38.1 M live that could not yet be
-  freed (sampled every 10^6 expansions), so 4 x max_nodes decides it:
-  through every search at the defaults, unsolvable in 1,210 CPU-s, the
-  whole process peaking at 3,810 MiB (by count, the sweep's full room
-  takes 3.3 GiB: 68 bytes a record, the table and the links).  6 columns
-  deal 1058 stays unknown even at 8 x max_nodes (its room full at 364 M
-  stored, 1,346 CPU-s, 7.6 GiB).  The parent link and move of a position
-  (8 bytes) are kept apart from the records and outlive them, so that a
-  win found here has its line, for the first SWEEP_LINKS = 4 x max_nodes positions stored;
-  past them positions keep none.  An ``unsolvable`` needs no line; a win
-  found from a position with no link has none to show, and is reported
-  ``unknown`` (it can only come after SWEEP_LINKS x max_nodes positions,
-  from a deal every other search left unknown).  So the positions stored
-  in all cost time, not memory, and bound it: at most SWEEP_TOTAL = 25 x
-  max_nodes, which holds 279's 2.17 x 10^8 and 1190's 1.85 x 10^8 at the
-  default (631 CPU-s for
+  A live record costs its record (24 bytes: "The sweep's records", below),
+  20 bytes of layer, number, heap and queue entries, and its table slots:
+  two to four while the table is below BIG_TABLE slots, then one and a
+  quarter to two (from there the table fills to four fifths), so the sweep
+  may hold SWEEP_LIVE = 5.3 x max_nodes at once (the arrays are reserved,
+  not touched, and replace the other searches' records): 5.3 x 10^7 at the
+  default fit in 2^26 slots, 512 MiB.  At 3 x max_nodes with a half-full
+  table and 48-byte records, FreeCell with 6 columns deal 279 (seed 99)
+  filled its room; given 8 x max_nodes, it is unsolvable in 216,606,731
+  positions, with at most 38.1 M live that could not yet be freed (sampled
+  every 10^6 expansions); deal 3004 is won after 275.6 M positions stored,
+  with at most 51.0 M live (sampled: at most 52.0 M, since an expansion
+  stores about one position); 2478 stays unknown with 8 x 10^7 live, and
+  so does 1058 (its room full at 364 M stored, 1,346 CPU-s, 7.6 GiB).
+  The parent link and move of every position stored (8 bytes) are kept
+  apart from the records and outlive them, so that a win found here has
+  its line: SWEEP_LINK_BUFFER of them in memory, written out to a
+  temporary file (unlinked: the system frees it when it is closed, at the
+  deal's end) each time the buffer fills, and read back, link by link,
+  along the winning line only.  Before, only the first 4 x max_nodes
+  positions kept theirs, in memory, and a win found past them had no line
+  to show: 3004's was such a win.  So the positions stored in all cost
+  time and disk (8 bytes each), not memory, and bound the time: at most
+  SWEEP_TOTAL = 30 x max_nodes, which holds 279's 2.17 x 10^8, 3004's
+  2.76 x 10^8 and 1190's 1.85 x 10^8 at the default (631 CPU-s for
   the sweep alone, the whole process at 3.4 GiB with every link kept; it
   had been unknown at 4 x max_nodes; 5 columns deal 7722 likewise, in
   6.5 x 10^7).  Per expansion the sweep is no slower than the guide (deal 7
@@ -348,6 +349,44 @@ The search (issue 11).
   fill their room first, as the 2-cell unknowns' do).  It moves
   single cards where runs stand for them (the same positions; fewer moves
   to try at each).
+* The sweep's records.  The sweep stores its positions relative to its
+  root (the position it starts from, closed under safe moves), in
+  frame[F_WORDS] words where the other searches take 48 bytes: 3 words (24
+  bytes) in every game here (2 for FreeCell with 4 columns and at most 2
+  cells, or 5 columns and no cell), so the same memory holds more.  Claim: in every position reached from the root, each
+  column is k >= 1 cards of the root column with the same deepest card
+  (the same cards, bottom first), then cards each built on the one under
+  it; or, where no root column has its deepest card (k = 0), that card and
+  then cards each built on the one under it.  Proof: let k be the most
+  cards, from the column's deepest up, that agree with the root column of
+  the same deepest card (0 if there is none), and take the card c at height
+  p > k.  Had c lain there since the root, so would every card under it
+  (cards leave a column from its top only), so the root column of that
+  deepest card would hold c at p, and k >= p.  So a move put c there: every
+  move puts a card, or the foot of a run whose cards each lie on a card they
+  build on, onto a card it builds on or into an empty column (worrying back
+  too), or up, or into a cell.  So c builds on the card under it unless
+  p = 1.  At most two cards build on any card (one in suit, two in
+  alternating colours), so each card of the run is a choice between them: a
+  bit, or none in suit (by card number: ``frame[F_KID + 2 y + i]``).  A run
+  above a card descends a rank a card from rank at most 12, or cycles one
+  suit with wrap: at most 12 cards, 4 bits (6 with wrap in alternating
+  colours).  The record, canonical: the cells (a reserve's as a bit for each
+  root cell still held, since cards only leave it; others as a count and
+  the cards sorted, 6 bits each); then for each non-empty root column, k
+  (0 if no column has its deepest card), and if k > 0 the number of cards
+  above them and their choices; then the number of other columns, and each
+  of them by deepest card: that card, the number above it, their choices.
+  Foundations are 13 less the cards present, as in the 48-byte record.
+  Every field has a fixed width, sized for the worst position
+  (``_sweep_frame``), so the record decodes to the position, up to the
+  order of columns and cells, and no two positions share one
+  (tests/test_open_solitaire_memory.py round-trips positions of every game,
+  shuffled, and the longest runs).  Decoded, the root's columns come first,
+  in order, then the others: moves are recorded by cards, so the order does
+  not matter.  The table and its probe are the others' (the record's width
+  is its array's); the encoder is as fast (FreeCell with 1 cell, seed 99
+  deal 7: the same 4,469,573 positions in 15.5 CPU-s against 15.3-16.0).
 * Slices and the clock.  numba's compiled code cannot read a clock, so with
   ``max_seconds`` the search runs in slices of SLICE_NODES expansions; its
   state (heap sizes, counts, the best foundation) lives in an int64 vector
@@ -357,12 +396,14 @@ The search (issue 11).
   ``unknown`` on a slower or busier machine and decided on another; the
   default (0, no limit) keeps every figure reproducible through ``max_nodes``.
 * The table.  One uint64 per slot (open addressing, linear probing, at most
-  half full): a 12-bit generation stamp (a slot belongs to the current deal
+  half full, or four fifths from BIG_TABLE slots in the line search and the
+  sweep): a 12-bit generation stamp (a slot belongs to the current deal
   only if its stamp is the current one, so the table is reused between deals
   without clearing; after GEN_MAX deals it is cleared once), a 20-bit tag
   (high bits of the position's hash) and the record's index.  A probe reads
   the record only when the tag matches, and a match is always confirmed on
-  the whole 48-byte record, so two positions are never confused.  The
+  the whole record (48 bytes, or the sweep's), so two positions are never
+  confused.  The
   children of one expansion are encoded first and their slots read at once,
   so their cache misses overlap.
 
@@ -647,11 +688,12 @@ is reported, so the text in the ``solution`` column is itself what was proven.
 
 from __future__ import annotations
 
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
+from typing import IO, Any
 
 import numba as nb
 import numpy as np
@@ -1018,17 +1060,24 @@ def _encode(st, params, enc, order):
         wi += 1
 
 
-@leaf_kernel
-def _decode(rec8, params, st):
-    """Rebuild a position from its canonical packed form (columns in canonical order).  A suit's foundation
-    height is 13 less its cards present."""
-    w = rec8.view(np.uint64)
+@nb.njit(cache=True, inline="always")
+def _all_cards_up(st):
+    """The decoders' start: no card in a cell or a column, every foundation full (each card decoded is then taken
+    off its foundation: a suit's height is 13 less its cards present)."""
     for j in range(MAXCELLS):
         st[O_CELL + j] = NOCARD
     for i in range(MAXCOLS):
         st[O_LEN + i] = 0
     for s in range(4):
         st[O_FND + s] = 13
+
+
+@leaf_kernel
+def _decode(rec8, params, st):
+    """Rebuild a position from its canonical packed form (columns in canonical order).  A suit's foundation
+    height is 13 less its cards present."""
+    w = rec8.view(np.uint64)
+    _all_cards_up(st)
     j = 0
     i = 0
     n = 0
@@ -1059,6 +1108,267 @@ def _decode(rec8, params, st):
                 st[i * WIDTH + n] = c
                 st[O_FND + c // 13] -= 1
                 n += 1
+
+
+# --- the sweep's records: positions told relative to the sweep's root (module docstring, "The sweep's records")
+# The frame (int64, FRAME_SIZE): the record's width in words and its fields' widths, then three card maps.
+F_WORDS, F_KBITS, F_RUNBITS, F_CHOICEBITS, F_CELLBITS, F_COLBITS = range(6)
+F_REFCOL = 8  # card -> the root's column it is the deepest card of, or -1
+F_REFCELL = F_REFCOL + 52  # card -> the root's cell holding it, or -1 (where the cells are a reserve)
+F_KID = F_REFCELL + 52  # 2 y + i: the i-th card (by number) that builds on card y, or -1
+FRAME_SIZE = F_KID + 104
+ORDER_SCRATCH = 3 * MAXCOLS  # the encoders' scratch: column order (and the frame's: root column, new columns, cells)
+
+
+@nb.njit(cache=True, inline="always")
+def _bits_for(m):
+    """Bits to hold 0..m."""
+    n = 0
+    while (1 << n) <= m:
+        n += 1
+    return n
+
+
+@nb.njit(cache=True)
+def _sweep_frame(root, rel, params, frame):
+    """The frame of the sweep's records from its root (closed under safe moves) into ``frame``: which root
+    column each card is the deepest card of, which reserve cell holds it, the cards that build on each card,
+    and the width of every field, sized for the worst position, so the record has a fixed width
+    (frame[F_WORDS] words, at most REC_WORDS: 3 in every game here, 2 in FreeCell's smallest).  Returns the
+    most cards that build on one card (at most 2 in these games)."""
+    ncols = params[P_NCOLS]
+    ncells = params[P_NCELLS]
+    for t in range(FRAME_SIZE):
+        frame[t] = -1
+    hmax = 0
+    nref = 0
+    for j in range(ncols):
+        n = np.int64(root[O_LEN + j])
+        if n > 0:
+            frame[F_REFCOL + root[j * WIDTH]] = j
+            hmax = max(hmax, n)
+            nref += 1
+    for j in range(ncells):
+        c = root[O_CELL + j]
+        if c != NOCARD:
+            frame[F_REFCELL + c] = j
+    most = 0
+    for y in range(52):
+        m = 0
+        for x in range(52):
+            if _accepts(x, y, rel, params):
+                if m < 2:
+                    frame[F_KID + 2 * y + m] = x
+                m += 1
+        most = max(most, m)
+    kbits = _bits_for(hmax)
+    # a run above a root column's cards (or above a new column's deepest card) descends a rank a card from a
+    # card of rank at most 12, or, with wrap, cycles one suit: at most 12 cards; with wrap in alternating
+    # colours it may hold every other card
+    runbits = 6 if params[P_WRAP] != 0 and params[P_BUILD] != BUILD_SUIT else 4
+    choicebits = _bits_for(max(most - 1, 0))
+    cellbits = _bits_for(ncells)
+    colbits = _bits_for(ncols)
+    cells = ncells if params[P_RESERVE] != 0 else cellbits + 6 * ncells
+    bound = cells + nref * kbits + colbits + ncols * (6 + runbits) + 52 * choicebits
+    frame[F_WORDS], frame[F_KBITS], frame[F_RUNBITS] = (bound + 63) // 64, kbits, runbits
+    frame[F_CHOICEBITS], frame[F_CELLBITS], frame[F_COLBITS] = choicebits, cellbits, colbits
+    return most
+
+
+@nb.njit(cache=True, inline="always")
+def _putb(w, acc, nbits, wi, val, nb):
+    """Append the nb (at most 16) low bits of val to a record's bit stream (as _put6)."""
+    acc |= np.uint64(val) << np.uint64(nbits)
+    nbits += nb
+    if nbits >= 64:
+        w[wi] = acc
+        wi += 1
+        nbits -= 64
+        acc = np.uint64(val) >> np.uint64(nb - nbits)  # the bits that did not fit
+    return acc, nbits, wi
+
+
+@nb.njit(cache=True, inline="always")
+def _getb(w, pos, nb):
+    """The nb (at most 16) bits of a record's bit stream from bit pos, and the position after them."""
+    i = pos >> 6
+    off = pos & 63
+    v = w[i] >> np.uint64(off)
+    if off + nb > 64:
+        v |= w[i + 1] << np.uint64(64 - off)
+    return np.int64(v & np.uint64((1 << nb) - 1)), pos + nb
+
+
+@nb.njit(cache=True, inline="always")
+def _put_run(w, acc, nbits, wi, st, base, k, n, frame, cb):
+    """The cards k..n-1 of a column (each builds on the one under it) as their choices among the cards that
+    build on the card under them."""
+    for p in range(k, n):
+        y = np.int64(st[base + p - 1])
+        acc, nbits, wi = _putb(w, acc, nbits, wi, 0 if frame[F_KID + 2 * y] == st[base + p] else 1, cb)
+    return acc, nbits, wi
+
+
+@nb.njit(cache=True, inline="always")
+def _encode_frame(st, ref, frame, params, enc, order):
+    """The sweep's record of position st (module docstring, "The sweep's records") into enc's first
+    frame[F_WORDS] words, canonical: the cells (a reserve's as the root cells still held, others as a count
+    and the cards sorted), then for each non-empty root column the number k of its cards still under the
+    column that has its deepest card (0 if none has), the cards above them and each one's choice; then the
+    number of other columns, and each of them, by deepest card: that card, the cards above it, their
+    choices.  order (ORDER_SCRATCH long) is scratch."""
+    ncols = params[P_NCOLS]
+    ncells = params[P_NCELLS]
+    kb, rb, cb = frame[F_KBITS], frame[F_RUNBITS], frame[F_CHOICEBITS]
+    w = enc.view(np.uint64)
+    acc = np.uint64(0)
+    nbits = 0
+    wi = 0
+    if params[P_RESERVE] != 0:
+        mask = 0
+        for j in range(ncells):
+            c = st[O_CELL + j]
+            if c != NOCARD:
+                mask |= 1 << frame[F_REFCELL + c]
+        acc, nbits, wi = _putb(w, acc, nbits, wi, mask, ncells)
+    else:
+        cs = 2 * MAXCOLS
+        m = 0
+        for j in range(ncells):  # the cells' cards, sorted (insertion sort)
+            c = np.int64(st[O_CELL + j])
+            if c == NOCARD:
+                continue
+            q = m
+            while q > 0 and order[cs + q - 1] > c:
+                order[cs + q] = order[cs + q - 1]
+                q -= 1
+            order[cs + q] = c
+            m += 1
+        acc, nbits, wi = _putb(w, acc, nbits, wi, m, frame[F_CELLBITS])
+        for t in range(m):
+            acc, nbits, wi = _putb(w, acc, nbits, wi, order[cs + t], 6)
+    for j in range(ncols):
+        order[j] = -1
+    nnew = 0
+    for i in range(ncols):  # each column: the root column it grew from, or a new one (sorted by deepest card)
+        if st[O_LEN + i] == 0:
+            continue
+        b = st[i * WIDTH]
+        j = frame[F_REFCOL + b]
+        if j >= 0:
+            order[j] = i
+            continue
+        q = nnew
+        while q > 0 and st[order[MAXCOLS + q - 1] * WIDTH] > b:
+            order[MAXCOLS + q] = order[MAXCOLS + q - 1]
+            q -= 1
+        order[MAXCOLS + q] = i
+        nnew += 1
+    for j in range(ncols):
+        if ref[O_LEN + j] == 0:
+            continue
+        i = order[j]
+        if i < 0:
+            acc, nbits, wi = _putb(w, acc, nbits, wi, 0, kb)
+            continue
+        n = np.int64(st[O_LEN + i])
+        base = i * WIDTH
+        k = 1
+        lim = min(n, np.int64(ref[O_LEN + j]))
+        while k < lim and st[base + k] == ref[j * WIDTH + k]:
+            k += 1
+        acc, nbits, wi = _putb(w, acc, nbits, wi, k, kb)
+        acc, nbits, wi = _putb(w, acc, nbits, wi, n - k, rb)
+        acc, nbits, wi = _put_run(w, acc, nbits, wi, st, base, k, n, frame, cb)
+    acc, nbits, wi = _putb(w, acc, nbits, wi, nnew, frame[F_COLBITS])
+    for t in range(nnew):
+        i = order[MAXCOLS + t]
+        n = np.int64(st[O_LEN + i])
+        base = i * WIDTH
+        acc, nbits, wi = _putb(w, acc, nbits, wi, st[base], 6)
+        acc, nbits, wi = _putb(w, acc, nbits, wi, n - 1, rb)
+        acc, nbits, wi = _put_run(w, acc, nbits, wi, st, base, 1, n, frame, cb)
+    nw = frame[F_WORDS]
+    if wi < nw:
+        w[wi] = acc
+        wi += 1
+    while wi < nw:
+        w[wi] = 0
+        wi += 1
+
+
+@nb.njit(cache=True, inline="always")
+def _get_run(w, pos, st, base, k, n, frame, cb):
+    """Cards k..n-1 of a column from their choices (the inverse of _put_run); their foundations lose them."""
+    y = np.int64(st[base + k - 1])
+    for p in range(k, n):
+        ch, pos = _getb(w, pos, cb)
+        x = frame[F_KID + 2 * y + ch]
+        st[base + p] = x
+        st[O_FND + x // 13] -= 1
+        y = x
+    return pos
+
+
+@leaf_kernel
+def _decode_frame(w, ref, frame, params, st):
+    """Rebuild a position from its sweep record (columns: the root's in order, then the new ones by deepest
+    card).  A suit's foundation height is 13 less its cards present."""
+    ncols = params[P_NCOLS]
+    ncells = params[P_NCELLS]
+    kb, rb, cb = frame[F_KBITS], frame[F_RUNBITS], frame[F_CHOICEBITS]
+    _all_cards_up(st)
+    pos = 0
+    if params[P_RESERVE] != 0:
+        mask, pos = _getb(w, pos, ncells)
+        for j in range(ncells):
+            if (mask >> j) & 1:
+                c = ref[O_CELL + j]
+                st[O_CELL + j] = c
+                st[O_FND + c // 13] -= 1
+    else:
+        m, pos = _getb(w, pos, frame[F_CELLBITS])
+        for j in range(m):
+            c, pos = _getb(w, pos, 6)
+            st[O_CELL + j] = c
+            st[O_FND + c // 13] -= 1
+    i = 0
+    for j in range(ncols):
+        if ref[O_LEN + j] == 0:
+            continue
+        k, pos = _getb(w, pos, kb)
+        if k == 0:
+            continue
+        base = i * WIDTH
+        for p in range(k):
+            c = ref[j * WIDTH + p]
+            st[base + p] = c
+            st[O_FND + c // 13] -= 1
+        n, pos = _getb(w, pos, rb)
+        pos = _get_run(w, pos, st, base, k, k + n, frame, cb)
+        st[O_LEN + i] = k + n
+        i += 1
+    nnew, pos = _getb(w, pos, frame[F_COLBITS])
+    for _ in range(nnew):
+        base = i * WIDTH
+        c, pos = _getb(w, pos, 6)
+        st[base] = c
+        st[O_FND + c // 13] -= 1
+        n, pos = _getb(w, pos, rb)
+        pos = _get_run(w, pos, st, base, 1, 1 + n, frame, cb)
+        st[O_LEN + i] = 1 + n
+        i += 1
+
+
+@nb.njit(cache=True, inline="always")
+def _encode_record(st, params, enc, order, ref, frame):
+    """A position's record and its hash: the sweep's (frame non-empty) or the 48-byte canonical form."""
+    if frame.shape[0] > 0:
+        _encode_frame(st, ref, frame, params, enc, order)
+        return words_hash(enc.view(np.uint64), frame[F_WORDS])
+    _encode(st, params, enc, order)
+    return words_hash(enc.view(np.uint64), REC_WORDS)
 
 
 @nb.njit(cache=True, inline="always")
@@ -1280,7 +1590,7 @@ def _find_h(w, h, recs, table, gen):
         if (ent >> np.uint64(32)) == want:
             e = np.int64(ent & np.uint64(0xFFFFFFFF))
             same = True
-            for t in range(REC_WORDS):
+            for t in range(recs.shape[1]):  # REC_WORDS, or the sweep's frame[F_WORDS]
                 if recs[e, t] != w[t]:
                     same = False
                     break
@@ -1306,7 +1616,7 @@ def _lookup_insert_h(w, h, recs, nrec, table, gen):
     if e >= 0:
         return e, False
     table[slot] = (want << np.uint64(32)) | np.uint64(nrec)
-    for t in range(REC_WORDS):
+    for t in range(recs.shape[1]):
         recs[nrec, t] = w[t]
     return np.int64(nrec), True
 
@@ -1320,7 +1630,7 @@ def _reinsert(recs, nrec, table, gen, lay):
     for e in range(nrec):
         if e < lay.shape[0] and lay[e] < 0:
             continue
-        h = words_hash(recs[e], REC_WORDS)
+        h = words_hash(recs[e], recs.shape[1])
         s = np.int64(h & np.uint64(mask))
         while (table[s] >> np.uint64(52)) == g:
             s = (s + 1) & mask
@@ -1339,8 +1649,8 @@ def _rehash(recs, nrec, tsize):
 # --- the search, resumable: its scalars live in ctl between slices ------------------
 (C_HSIZE, C_NREC, C_NODES, C_BEST, C_OUTCOME, C_GOALP, C_GOALC, C_STOP, C_GEN, C_HSIZE2, C_SECOND_AT, C_SECOND_ON,
  C_SINK, C_SEEN_GEN, C_ORDER, C_LAYER, C_HIGH, C_TOTAL, C_FREE, C_DONE, C_DONE_HERE, C_DEPTH,
- C_QPREV, C_QLEV, C_QHEAD, C_QEND, C_QTAIL) = range(27)
-CTL_SIZE = 27
+ C_QPREV, C_QLEV, C_QHEAD, C_QEND, C_QTAIL, C_LBASE) = range(28)
+CTL_SIZE = 28
 KID_CHUNK = 64  # children handled together (their table probes overlap)
 STATE_WORDS = (STATE_SIZE + 7) // 8  # the search's own positions are padded to whole words, copied word by word
 RUNNING = -1
@@ -1383,26 +1693,40 @@ ORDER_LINE = 4
 LINE_ROOM = 3  # 6 columns deal 451 (seed 99) is won in 22.4 M positions: 3 x 10^7 holds them, 2 x 10^7 did not
 LINE_DEPTH, LINE_MOVES = 1 << 22, 1 << 25
 # The one-line-at-a-time searches' and the sweep's table doubles when half full, but from BIG_TABLE slots (512 MiB)
-# on only when three quarters full: King Albert's line search (room 5 x 10^7) then keeps its positions in 512 MiB,
+# on only when four fifths full: King Albert's line search (room 5 x 10^7) then keeps its positions in 512 MiB,
 # not 1 GiB.  Measured on seed 99 deal 1856, the line search alone filling that room: peak 3,344 MiB against 3,633,
-# and 381 s of solving against 388 (longer probes, no slower); deal 490, unsolvable, in the same 47,401,245
-# positions.  The sweep's room of 4 x 10^7 live positions fits in 512 MiB of table the same way.
+# and 381 s of solving against 388 (longer probes, no slower; three quarters then, and 5 x 10^7 fit in either);
+# deal 490, unsolvable, in the same 47,401,245 positions.  The sweep's room of 5.3 x 10^7 live positions fits in
+# 512 MiB of table the same way (at 0.79).
 BIG_TABLE = 1 << 26
 # The line search replaced the depth-first retries (module docstring, "The line search"): it wins the deals they
 # were kept for (Raglan, seed 99 deal 557; 7 columns 494) and deals none of the others decides.
 SEARCH_ORDERS = ((ORDER_GUIDE, False), (ORDER_STREAMLINED, True), (ORDER_LINE, True), (ORDER_SWEEP, True))
 # The sweep's budget (module docstring, "The sweep"): at most SWEEP_LIVE x max_nodes positions held at once, at
-# most SWEEP_TOTAL x max_nodes stored in all (each costs one expansion), the first SWEEP_LINKS x max_nodes of them
-# with their parent link and move (8 bytes each, for good).
-SWEEP_LIVE = 4  # 6 columns deal 279 (seed 99): unsolvable with 38.1 M live at most (sampled); unknown at 3 x 10^7
-SWEEP_TOTAL = 25  # ... and it stores 216.6 M positions in all
-SWEEP_LINKS = 4
+# most SWEEP_TOTAL x max_nodes stored in all (each costs one expansion), every one with its parent link and move
+# (8 bytes), SWEEP_LINK_BUFFER of them in memory, written out to a temporary file each time they fill it.
+# 6 columns deal 279 (seed 99): unsolvable with 38.1 M live at most (sampled); unknown at 3 x 10^7; 3004 is won
+# with 51.0 M live at most (sampled every 10^6 expansions: at most 52.0 M).  5.3 x 10^7 is what 2^26 slots hold
+# at four fifths, and with 24-byte records (module docstring, "The sweep's records") the process's peak stays
+# near 3 GiB.  A fraction: the room is int(SWEEP_LIVE x max_nodes).
+SWEEP_LIVE = 5.3
+SWEEP_TOTAL = 30  # ... 279 stores 216.6 M positions in all, and 3004 wins after 275.6 M
+SWEEP_LINK_BUFFER = 1 << 22  # 32 MiB of links; 2.5 x 10^8 positions write 2 GB to the file
+SWEEP_FLUSH_ROOM = 4096  # written out once fewer than this are free: more than one expansion's children
+
+
+def sweep_room(max_nodes: int) -> int:
+    """The most live positions the sweep may hold at once under a budget of ``max_nodes``."""
+    return int(SWEEP_LIVE * max_nodes)
+
+
 MAX_NODES_DOC = max_nodes_doc(LINE_ROOM, "")  # Baker's Game's and FreeCell's max_nodes help (King Albert sets its own)
 
 
 @nb.njit(cache=True)
-def _search_start(st0, rel, params, recs, parent, mcode, heap, table, gen, ctl):
-    """Close the root under safe moves, store it, and set ctl for :func:`_search` (st0 is modified)."""
+def _search_start(st0, rel, params, recs, parent, mcode, heap, table, gen, ctl, ref, frame):
+    """Close the root under safe moves, store it (as the sweep's record when ``frame`` is not empty), and set
+    ctl for :func:`_search` (st0 is modified)."""
     empty_out = np.zeros(0, dtype=np.int64)
     _closure(st0, rel, params, empty_out, 0)
     best = _foundation_total(st0)
@@ -1420,9 +1744,9 @@ def _search_start(st0, rel, params, recs, parent, mcode, heap, table, gen, ctl):
         ctl[C_HSIZE] = 0
         return
     enc = np.zeros(REC_BYTES, dtype=np.uint8)
-    order = np.zeros(MAXCOLS, dtype=np.int64)
-    _encode(st0, params, enc, order)
-    _lookup_insert(enc.view(np.uint64), recs, 0, table, gen)
+    order = np.zeros(ORDER_SCRATCH, dtype=np.int64)
+    hv = _encode_record(st0, params, enc, order, ref, frame)
+    _lookup_insert_h(enc.view(np.uint64), hv, recs, 0, table, gen)
     parent[0] = -1
     mcode[0] = CODE_MASK  # the root's move is never read
     ctl[C_NREC] = 1
@@ -1508,7 +1832,7 @@ def _grow(a, n, cap):
 def _expansion_buffers():
     """The scratch arrays of one expansion loop: (no safe-move log, moves, column order, the position expanded,
     a chunk of children, their encodings, move codes, move kinds and hashes)."""
-    return (np.zeros(0, dtype=np.int64), np.zeros(2048, dtype=np.int64), np.zeros(MAXCOLS, dtype=np.int64),
+    return (np.zeros(0, dtype=np.int64), np.zeros(2048, dtype=np.int64), np.zeros(ORDER_SCRATCH, dtype=np.int64),
             np.zeros(STATE_WORDS * 8, dtype=np.uint8), np.zeros((KID_CHUNK, STATE_WORDS * 8), dtype=np.uint8),
             np.zeros((KID_CHUNK, REC_BYTES), dtype=np.uint8), np.zeros(KID_CHUNK, dtype=np.int64),
             np.zeros(KID_CHUNK, dtype=np.int64), np.zeros(KID_CHUNK, dtype=np.uint64))
@@ -1516,11 +1840,12 @@ def _expansion_buffers():
 
 @leaf_kernel
 def _prepare_children(cur, mv, q0, q1, kids, encs, hashes, codes, kinds, with_kinds, rel, params, order, table,
-                      empty_out):
+                      empty_out, ref, frame):
     """Children q0..q1-1 of position cur (moves mv): each made, closed under safe moves, encoded and hashed into
     row q - q0 of kids, encs, hashes, codes (and the move kinds, if asked), and its table slot read at once, so
     the cache misses of the chunk's probes overlap instead of coming one after another.  Returns (the most
-    cards up among them, the first won child's q or -1, the bits read: kept so the reads are not dropped)."""
+    cards up among them, the first won child's q or -1, the bits read: kept so the reads are not dropped).
+    The records are the sweep's (``_encode_frame``) when ``frame`` is not empty."""
     cur_w = cur.view(np.uint64)
     mask = np.uint64(table.shape[0] - 1)
     best = 0
@@ -1539,8 +1864,7 @@ def _prepare_children(cur, mv, q0, q1, kids, encs, hashes, codes, kinds, with_ki
             best = f
         if f == 52:
             return best, q, sink
-        _encode(ch, params, encs[q - q0], order)
-        hv = words_hash(encs[q - q0].view(np.uint64), REC_WORDS)
+        hv = _encode_record(ch, params, encs[q - q0], order, ref, frame)
         hashes[q - q0] = hv
         sink ^= table[np.int64(hv & mask)]
     return best, np.int64(-1), sink
@@ -1643,7 +1967,7 @@ def _search(rel, params, recs, parent, mcode, heap, heap2, table, ctl, seen):
             # every child of the chunk closed and encoded first, its table slot read at once: the cache misses
             # of the children's probes then overlap instead of coming one after another
             f, won, touched = _prepare_children(cur, mv, q0, q1, kids, encs, hashes, codes, kinds, depth_first,
-                                                rel, params, order, table, empty_out)
+                                                rel, params, order, table, empty_out, cur, empty_out)
             sink ^= touched
             best = max(best, f)
             if won >= 0:
@@ -1689,7 +2013,7 @@ def _search(rel, params, recs, parent, mcode, heap, heap2, table, ctl, seen):
 @nb.njit(cache=True, inline="always")
 def _big_table_full(nrec, tsize):
     """Must the one-line-at-a-time searches' or the sweep's table double before record nrec goes in (BIG_TABLE)?"""
-    return 2 * (nrec + 1) > tsize and (tsize < BIG_TABLE or 4 * (nrec + 1) > 3 * tsize)
+    return 2 * (nrec + 1) > tsize and (tsize < BIG_TABLE or 5 * (nrec + 1) > 4 * tsize)
 
 
 @leaf_kernel
@@ -1740,12 +2064,13 @@ def _sweep_drop(recs, lay, high, layer, table, gen, free):
 
 @leaf_kernel
 def _sweep_store(q, q0, q1, pid, nlive, high, free, hsize, done, done_here, ntotal, gen, layer, max_live, total_cap,
-                 link_cap, qprev, qtail, kids, encs, hashes, codes, rel, params, recs, lay, rid, heap, fifo, parent,
+                 lbase, qprev, qtail, kids, encs, hashes, codes, rel, params, recs, lay, rid, heap, fifo, parent,
                  code, table):
     """:func:`_sweep`'s storing of children q..q1-1 of position number pid (prepared by _prepare_children), the
     new ones into a free record or the next one, each to the end of the layer's queue (``fifo``, a ring from
-    qprev to qtail) when it is in the layer being expanded, else to the heap; the first ``link_cap`` positions
-    stored keep their parent link and move, the others none (``rid`` -1).  Returns (the next child, nlive, high,
+    qprev to qtail) when it is in the layer being expanded, else to the heap; each keeps its number among all
+    the positions stored (``rid``), and its parent's number and move go to the links (``parent``, ``code``) at its
+    number less ``lbase``, the links written out before.  Returns (the next child, nlive, high,
     free, hsize, done, ntotal, gen, qtail, outcome): outcome UNKNOWN when a new child finds no room, NEED_ROOM
     when an array or the table must grow before child q is stored (the caller grows it and calls again from q),
     else RUNNING."""
@@ -1762,7 +2087,7 @@ def _sweep_store(q, q0, q1, pid, nlive, high, free, hsize, done, done_here, ntot
             q += 1
             continue
         if ((free < 0 and (high >= recs.shape[0] or high >= lay.shape[0]))
-                or (ntotal < link_cap and ntotal >= parent.shape[0]) or _big_table_full(nlive, table.shape[0])
+                or ntotal - lbase >= parent.shape[0] or _big_table_full(nlive, table.shape[0])
                 or qtail - qprev >= fifo.shape[0]):
             return q, nlive, high, free, hsize, done, ntotal, gen, qtail, NEED_ROOM
         slot, after = high, free  # a free record if there is one (its next read before it is written)
@@ -1773,11 +2098,9 @@ def _sweep_store(q, q0, q1, pid, nlive, high, free, hsize, done, done_here, ntot
                 high += 1
             free = after
             lay[slot] = _sweep_layer(kids[q - q0], rel, params)
-            rid[slot] = -1  # no link kept: a win found past this one has no line to give
-            if ntotal < link_cap and pid >= 0:
-                rid[slot] = ntotal
-                parent[ntotal] = pid
-                code[ntotal] = codes[q - q0]
+            rid[slot] = ntotal
+            parent[ntotal - lbase] = pid
+            code[ntotal - lbase] = codes[q - q0]
             if lay[slot] == layer:  # the next level of the layer being expanded
                 fifo[qtail % fifo.shape[0]] = slot
                 qtail += 1
@@ -1799,13 +2122,14 @@ def _grow_ring(fifo, lo, hi):
 
 
 @nb.njit(cache=True)
-def _sweep(rel, params, recs, lay, rid, heap, fifo, parent, code, table, ctl, max_live, total_cap, link_cap):
-    """The sweep (module docstring, "The sweep") from the state in ctl until it is decided or ctl[C_NODES]
-    reaches ctl[C_STOP].
+def _sweep(rel, params, recs, lay, rid, heap, fifo, parent, code, table, ctl, max_live, total_cap, flush_at, ref,
+           frame):
+    """The sweep (module docstring, "The sweep") from the state in ctl until it is decided, ctl[C_NODES] reaches
+    ctl[C_STOP], or the links in memory reach ``flush_at`` (the caller writes them out: :meth:`Workspace.spill`).
 
     Records 0..ctl[C_HIGH]-1 hold the live positions and the free ones (``lay``: each one's layer, -1 when free;
-    ``rid``: its number among all the positions stored, which indexes the links ``parent`` and ``code`` that
-    outlive the records, kept for the first ``link_cap`` positions only: -1 for the others).  The live records
+    ``rid``: its number among all the positions stored, which numbers its link, parent's number and move: in
+    ``parent`` and ``code`` at that number less ctl[C_LBASE], the links already written out).  The live records
     not yet expanded wait in the layer's queue (``fifo``, a ring: level d - 1 from ctl[C_QPREV], d from
     ctl[C_QLEV], the next to expand at ctl[C_QHEAD], d + 1 from ctl[C_QEND] to ctl[C_QTAIL]) when they are in
     the layer being expanded (ctl[C_LAYER]), else in ``heap`` by layer, then record number.  Once the queue is
@@ -1813,8 +2137,9 @@ def _sweep(rel, params, recs, lay, rid, heap, fifo, parent, code, table, ctl, ma
     level d is expanded (marked with layer 0); they are freed (``_sweep_drop``, a pass over the records and the
     table) when they are at least half the live ones, or when a new position needs their room.  UNSOLVABLE when
     the queue and the heap are empty; UNKNOWN when a new position
-    would make more than ``max_live`` live (after freeing what can be freed) or ``total_cap`` stored in all, or
-    when a win is found from a position with no link (it has no line to show).
+    would make more than ``max_live`` live (after freeing what can be freed) or ``total_cap`` stored in all.
+    The records are told relative
+    to the root ``ref`` through ``frame`` (:func:`_sweep_frame`; module docstring, "The sweep's records").
     Returns the work arrays, which may have grown.
     """
     empty_out, mv, order, cur, kids, encs, codes, kinds, hashes = _expansion_buffers()
@@ -1826,6 +2151,7 @@ def _sweep(rel, params, recs, lay, rid, heap, fifo, parent, code, table, ctl, ma
     done = ctl[C_DONE]  # live records already expanded
     done_here = ctl[C_DONE_HERE]  # ... of them in the layer being expanded (the others can be freed)
     ntotal = ctl[C_TOTAL]
+    lbase = ctl[C_LBASE]
     layer = ctl[C_LAYER]
     nodes = ctl[C_NODES]
     best = ctl[C_BEST]
@@ -1834,7 +2160,7 @@ def _sweep(rel, params, recs, lay, rid, heap, fifo, parent, code, table, ctl, ma
     qprev, qlev, qhead, qend, qtail = ctl[C_QPREV], ctl[C_QLEV], ctl[C_QHEAD], ctl[C_QEND], ctl[C_QTAIL]
     outcome = RUNNING
     while outcome == RUNNING:
-        if nodes >= stop:
+        if nodes >= stop or ntotal - lbase >= flush_at:
             break
         if qhead == qend:  # a level is done, and the layer with it when the queue is empty
             if qhead == qtail:  # every record expanded so far is in a finished layer
@@ -1861,7 +2187,7 @@ def _sweep(rel, params, recs, lay, rid, heap, fifo, parent, code, table, ctl, ma
                 done = done_here
         e = fifo[qhead % fifo.shape[0]]
         qhead += 1
-        _decode(recs[e].view(np.uint8), params, cur)
+        _decode_frame(recs[e], ref, frame, params, cur)
         nodes += 1
         done += 1
         done_here += 1
@@ -1870,19 +2196,19 @@ def _sweep(rel, params, recs, lay, rid, heap, fifo, parent, code, table, ctl, ma
         for q0 in range(0, nm, KID_CHUNK):
             q1 = min(nm, q0 + KID_CHUNK)
             f, won, touched = _prepare_children(cur, mv, q0, q1, kids, encs, hashes, codes, kinds, False,
-                                                rel, params, order, table, empty_out)
+                                                rel, params, order, table, empty_out, ref, frame)
             sink ^= touched
             best = max(best, f)
             if won >= 0:
                 ctl[C_GOALP] = pid
                 ctl[C_GOALC] = codes[won - q0]
-                outcome = WON if pid >= 0 else UNKNOWN  # a win with no line to show proves nothing here
+                outcome = WON
                 break
             q = q0
             while q < q1:  # stored by a leaf kernel, which stops where an array needs room (grown here)
                 q, nlive, high, free, hsize, done, ntotal, gen, qtail, outcome = _sweep_store(
                     q, q0, q1, pid, nlive, high, free, hsize, done, done_here, ntotal, gen, layer, max_live,
-                    total_cap, link_cap, qprev, qtail, kids, encs, hashes, codes, rel, params, recs, lay, rid, heap,
+                    total_cap, lbase, qprev, qtail, kids, encs, hashes, codes, rel, params, recs, lay, rid, heap,
                     fifo, parent, code, table)
                 if outcome != NEED_ROOM:
                     break
@@ -1897,10 +2223,9 @@ def _sweep(rel, params, recs, lay, rid, heap, fifo, parent, code, table, ctl, ma
                         lay = _grow(lay, high, cap)
                         rid = _grow(rid, high, cap)
                         heap = _grow(heap, hsize, cap)
-                if link_cap > ntotal >= parent.shape[0]:  # past link_cap no link is kept: nothing to grow
-                    cap = min(2 * ntotal, link_cap)
-                    parent = _grow(parent, ntotal, cap)
-                    code = _grow(code, ntotal, cap)
+                if ntotal - lbase >= parent.shape[0]:  # more links than the buffer holds before they are written
+                    parent = _grow(parent, ntotal - lbase, 2 * parent.shape[0])
+                    code = _grow(code, ntotal - lbase, 2 * code.shape[0])
                 if _big_table_full(nlive, table.shape[0]):
                     table = np.zeros(table.shape[0] * 2, dtype=np.uint64)
                     gen = 1
@@ -2439,11 +2764,15 @@ class Workspace:
         self.sweep_fifo = np.zeros(1, dtype=np.int32)
         self.sweep_parent = np.zeros(1, dtype=np.int32)
         self.sweep_code = np.zeros(1, dtype=np.int32)
+        self.sweep_ref = np.zeros(STATE_WORDS * 8, dtype=np.uint8)  # the sweep's root, and its records' frame
+        self.sweep_frame = np.zeros(FRAME_SIZE, dtype=np.int64)
+        self.sweep_file: IO[bytes] | None = None  # the sweep's links written out (int32 parent, move), unlinked
 
     def reserve(self, max_nodes: int) -> None:
-        """Make the per-position arrays hold ``max_nodes`` positions (mapped, not touched: see the class doc)."""
+        """Make the per-position arrays hold ``max_nodes`` positions (mapped, not touched: see the class doc).
+        Records the sweep left narrower are mapped anew at REC_WORDS."""
         n = int(max_nodes)
-        if self.recs.shape[0] >= n and self.heap2.shape[0] >= n:
+        if self.recs.shape[0] >= n and self.recs.shape[1] == REC_WORDS and self.heap2.shape[0] >= n:
             return
         try:
             recs = np.empty((n, REC_WORDS), dtype=np.uint64)
@@ -2451,26 +2780,28 @@ class Workspace:
             mcode = np.empty(n, dtype=np.int32)
             heap = np.empty(n, dtype=np.int64)
             heap2 = np.empty(n, dtype=np.int64)
-        except MemoryError:
-            return  # the search grows the arrays it has, by doubling, up to max_nodes
+        except MemoryError:  # the search grows the arrays it has, by doubling, up to max_nodes
+            self.records_of_width(REC_WORDS)
+            return
         self.recs, self.parent, self.mcode, self.heap, self.heap2 = recs, parent, mcode, heap, heap2
 
-    def reserve_sweep(self, max_nodes: int) -> None:
-        """Map the sweep's arrays (mapped, not touched, as :meth:`reserve`): the records and per-record arrays at
-        SWEEP_LIVE x ``max_nodes`` (the records replace the other searches' array, which is dropped, so the two
-        never hold memory at once: a line search with more room than the sweep's leaves a larger one, whose
-        touched pages would stay), the links at SWEEP_LINKS x ``max_nodes``."""
-        n, total = SWEEP_LIVE * int(max_nodes), SWEEP_LINKS * int(max_nodes)
-        if self.recs.shape[0] == n and self.lay.shape[0] >= n and self.sweep_parent.shape[0] >= total:
+    def reserve_sweep(self, max_nodes: int, words: int) -> None:
+        """Map the sweep's arrays (mapped, not touched, as :meth:`reserve`): the records (``words`` words each)
+        and per-record arrays at SWEEP_LIVE x ``max_nodes`` (the records replace the other searches' array,
+        which is dropped, so the two never hold memory at once: a line search with more room than the sweep's
+        leaves a larger one, whose touched pages would stay), the links' buffer at SWEEP_LINK_BUFFER."""
+        n, total = sweep_room(max_nodes), SWEEP_LINK_BUFFER
+        if self.recs.shape == (n, words) and self.lay.shape[0] >= n and self.sweep_parent.shape[0] >= total:
             return
         try:
-            if self.recs.shape[0] != n:
-                self.recs = np.empty((n, REC_WORDS), dtype=np.uint64)
+            if self.recs.shape != (n, words):
+                self.recs = np.empty((n, words), dtype=np.uint64)
             lay, rid, heap = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int32), np.empty(n, dtype=np.int32)
             fifo = np.empty(n, dtype=np.int32)
             parent, code = np.empty(total, dtype=np.int32), np.empty(total, dtype=np.int32)
-        except MemoryError:
-            return  # the sweep grows the arrays it has, by doubling
+        except MemoryError:  # the sweep grows the arrays it has, by doubling
+            self.records_of_width(words)
+            return
         self.lay, self.rid, self.sweep_heap, self.sweep_parent, self.sweep_code = lay, rid, heap, parent, code
         self.sweep_fifo = fifo
 
@@ -2519,16 +2850,52 @@ class Workspace:
 
     def reserve_records(self, n: int) -> None:
         """Map the records at ``n`` (the line search's room), as :meth:`reserve` does."""
-        if self.recs.shape[0] < n:
+        if self.recs.shape[0] < n or self.recs.shape[1] != REC_WORDS:
             try:
                 self.recs = np.empty((int(n), REC_WORDS), dtype=np.uint64)
-            except MemoryError:
-                return  # the search grows the records it has, by doubling
+            except MemoryError:  # the search grows the records it has, by doubling
+                self.records_of_width(REC_WORDS)
+
+    def records_of_width(self, words: int) -> None:
+        """Make the records ``words`` wide (the sweep's are narrower than the others'), starting small (they grow
+        by doubling) if they are not: where they could not be mapped at the budget, and before every search."""
+        if self.recs.shape[1] != words:
+            self.recs = np.zeros((16, words), dtype=np.uint64)
+
+    def spill(self, ctl: np.ndarray) -> None:
+        """Write the sweep's links in memory to its file (made at the first call) and empty the buffer."""
+        n = int(ctl[C_TOTAL] - ctl[C_LBASE])
+        if self.sweep_file is None:
+            self.sweep_file = tempfile.TemporaryFile(prefix="patience-sweep-links-")
+        self.sweep_file.seek(8 * int(ctl[C_LBASE]))
+        self.sweep_file.write(np.stack((self.sweep_parent[:n], self.sweep_code[:n]), axis=1).astype(np.int32).tobytes())
+        ctl[C_LBASE] += n
+
+    def close_spill(self) -> None:
+        """Drop the sweep's file of links (its disk space is freed with it)."""
+        if self.sweep_file is not None:
+            self.sweep_file.close()
+            self.sweep_file = None
+
+    def sweep_codes(self, ctl: np.ndarray) -> np.ndarray:
+        """The moves from the sweep's root to position number ctl[C_GOALP] and its winning move ctl[C_GOALC], read
+        back through the links, those written out from the file."""
+        lbase = int(ctl[C_LBASE])
+        codes = [int(ctl[C_GOALC])] if ctl[C_GOALP] != -1 else []
+        e = int(ctl[C_GOALP])
+        while e > 0:
+            if e >= lbase:
+                p, c = int(self.sweep_parent[e - lbase]), int(self.sweep_code[e - lbase])
+            else:
+                self.sweep_file.seek(8 * e)
+                p, c = (int(x) for x in np.frombuffer(self.sweep_file.read(8), dtype=np.int32))
+            codes.append(c & CODE_MASK)
+            e = p
+        return np.array(codes[::-1], dtype=np.int64)
 
     def links(self, order: int) -> tuple[np.ndarray, np.ndarray]:
-        """(parent, move word) of the stored positions of the last search of this order made here."""
-        if order == ORDER_SWEEP:
-            return self.sweep_parent, self.sweep_code
+        """(parent, move word) of the stored positions of the last search of this order made here (not the
+        sweep's: :meth:`sweep_codes`)."""
         return self.parent, self.mcode
 
     def probe_workspace(self, max_nodes: int) -> "Workspace":
@@ -2574,7 +2941,7 @@ def _warm_up() -> None:
     ctl[C_OUTCOME] = UNSOLVABLE
     _search(rel, rules.params(), ws.recs, ws.parent, ws.mcode, ws.heap, ws.heap2, ws.table, ctl, ws.seen)
     _sweep(rel, rules.params(), ws.recs, ws.lay, ws.rid, ws.sweep_heap, ws.sweep_fifo, ws.sweep_parent,
-           ws.sweep_code, ws.table, ctl, 1, 1, 1)
+           ws.sweep_code, ws.table, ctl, 1, 1, 1, ws.sweep_ref, ws.sweep_frame)
     sst, smv, sbase, snext, scode = ws.dfs_stack()
     _dfs_start(st.copy(), rel, rules.params(), ws.recs, ws.table, ws.next_gen(), sst, smv, sbase, snext, ctl)
     ctl[C_STOP] = 0
@@ -2596,6 +2963,8 @@ _NO_STOP = np.iinfo(np.int64).max
 def _begin(start: np.ndarray, rel: np.ndarray, params: np.ndarray, ws: Workspace, order: int, ctl: np.ndarray) -> None:
     """Start a search of ``start`` in ws's tables: its root closed and stored, ctl set for :func:`_advance`."""
     st = start.copy()
+    if order != ORDER_SWEEP:
+        ws.records_of_width(REC_WORDS)
     if order in (ORDER_STREAMLINED, ORDER_LINE):
         if order == ORDER_LINE:
             ws.release(order)
@@ -2604,15 +2973,25 @@ def _begin(start: np.ndarray, rel: np.ndarray, params: np.ndarray, ws: Workspace
         _dfs_start(st, rel, params, ws.recs, ws.table, ws.next_gen(), sst, smv, sbase, snext, ctl)
     elif order == ORDER_SWEEP:
         ws.release(order)
-        ws.reserve_sweep(int(params[P_MAXNODES]))
+        root = np.zeros(STATE_WORDS * 8, dtype=np.uint8)
+        root[:STATE_SIZE] = st[:STATE_SIZE]
+        _closure(root, rel, params, np.zeros(0, dtype=np.int64), 0)
+        frame = np.zeros(FRAME_SIZE, dtype=np.int64)
+        if _sweep_frame(root, rel, params, frame) > 2 or frame[F_WORDS] > REC_WORDS:
+            raise AssertionError("the sweep's record cannot hold these rules' positions")  # never in these games
+        ws.sweep_ref, ws.sweep_frame = root, frame
+        ws.reserve_sweep(int(params[P_MAXNODES]), int(frame[F_WORDS]))
+        ws.records_of_width(int(frame[F_WORDS]))
         _search_start(st, rel, params, ws.recs, ws.sweep_parent, ws.sweep_code, np.zeros(1, dtype=np.int64),
-                      ws.table, ws.next_gen(), ctl)
+                      ws.table, ws.next_gen(), ctl, root, frame)
         ws.lay[0], ws.rid[0], ws.sweep_heap[0] = _sweep_layer(st, rel, params), 0, 0  # the root, closed: record 0
         ctl[C_TOTAL], ctl[C_HIGH], ctl[C_HSIZE] = ctl[C_NREC], ctl[C_NREC], ctl[C_NREC]
-        ctl[C_LAYER], ctl[C_FREE], ctl[C_DONE], ctl[C_DONE_HERE] = -1, -1, 0, 0
+        ctl[C_LAYER], ctl[C_FREE], ctl[C_DONE], ctl[C_DONE_HERE], ctl[C_LBASE] = -1, -1, 0, 0, 0
+        ws.close_spill()
         ctl[C_QPREV] = ctl[C_QLEV] = ctl[C_QHEAD] = ctl[C_QEND] = ctl[C_QTAIL] = 0
     else:
-        _search_start(st, rel, params, ws.recs, ws.parent, ws.mcode, ws.heap, ws.table, ws.next_gen(), ctl)
+        _search_start(st, rel, params, ws.recs, ws.parent, ws.mcode, ws.heap, ws.table, ws.next_gen(), ctl, st,
+                      np.zeros(0, dtype=np.int64))
     ctl[C_ORDER] = order
     ctl[C_SECOND_AT] = SECOND_AT
     ctl[C_SEEN_GEN] = ws.seen_gen
@@ -2624,11 +3003,15 @@ def _advance(rel: np.ndarray, params: np.ndarray, ws: Workspace, ctl: np.ndarray
     if ctl[C_ORDER] in (ORDER_STREAMLINED, ORDER_LINE):
         ws.recs, ws.table = _dfs(rel, params, ws.recs, ws.table, *ws.stack(int(ctl[C_ORDER])), ctl)
     elif ctl[C_ORDER] == ORDER_SWEEP:
-        ws.recs, ws.lay, ws.rid, ws.sweep_heap, ws.sweep_fifo, ws.sweep_parent, ws.sweep_code, ws.table = _sweep(
-            rel, params, ws.recs, ws.lay, ws.rid, ws.sweep_heap, ws.sweep_fifo, ws.sweep_parent, ws.sweep_code,
-            ws.table, ctl,
-            SWEEP_LIVE * int(params[P_MAXNODES]), SWEEP_TOTAL * int(params[P_MAXNODES]),
-            SWEEP_LINKS * int(params[P_MAXNODES]))
+        flush_at = max(ws.sweep_parent.shape[0] - SWEEP_FLUSH_ROOM, 1)
+        while True:
+            ws.recs, ws.lay, ws.rid, ws.sweep_heap, ws.sweep_fifo, ws.sweep_parent, ws.sweep_code, ws.table = _sweep(
+                rel, params, ws.recs, ws.lay, ws.rid, ws.sweep_heap, ws.sweep_fifo, ws.sweep_parent, ws.sweep_code,
+                ws.table, ctl, sweep_room(int(params[P_MAXNODES])), SWEEP_TOTAL * int(params[P_MAXNODES]),
+                flush_at, ws.sweep_ref, ws.sweep_frame)
+            if ctl[C_OUTCOME] != RUNNING or ctl[C_TOTAL] - ctl[C_LBASE] < flush_at:
+                break
+            ws.spill(ctl)  # the buffer of links is full: out to the file, and on
     else:
         ws.recs, ws.parent, ws.mcode, ws.heap, ws.heap2, ws.table = _search(
             rel, params, ws.recs, ws.parent, ws.mcode, ws.heap, ws.heap2, ws.table, ctl, ws.seen)
@@ -2753,12 +3136,16 @@ def solve_state(st: np.ndarray, rel: np.ndarray, rules: SolverRules, ws: Workspa
         line_params[P_SINGLE] = _single_cards(rules, False)
         sol = _shortcut(start, rel, line_params, sol)
     elif won_ctl[C_OUTCOME] == WON:
-        parent, mcode = won_in.links(int(won_ctl[C_ORDER]))
-        sol = _solution(start, rel, won_params, parent, mcode, won_ctl[C_GOALP], won_ctl[C_GOALC])
+        if won_ctl[C_ORDER] == ORDER_SWEEP:
+            sol = _replay(start, rel, won_params, won_in.sweep_codes(won_ctl))
+        else:
+            parent, mcode = won_in.links(int(won_ctl[C_ORDER]))
+            sol = _solution(start, rel, won_params, parent, mcode, won_ctl[C_GOALP], won_ctl[C_GOALC])
         if won_ctl[C_ORDER] != ORDER_GUIDE:  # a depth-first line keeps its detours, and so may the sweep's
             line_params = won_params.copy()
             line_params[P_SINGLE] = _single_cards(rules, False)  # runs, where the rules move them
             sol = _shortcut(start, rel, line_params, sol)
+    ws.close_spill()
     seconds = time.perf_counter() - t0
     return Solution(int(won_ctl[C_OUTCOME]), nodes, best, sol, seconds)
 

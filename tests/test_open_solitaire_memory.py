@@ -162,6 +162,99 @@ def test_the_longest_records_fit():
         assert seen.setdefault(enc, _canonical(st, srules)) == _canonical(st, srules)
 
 
+def _frame(root: np.ndarray, rel: np.ndarray, srules: osol.SolverRules) -> tuple[np.ndarray, np.ndarray]:
+    """The sweep's root (closed under safe moves) and its records' frame."""
+    ref = np.zeros(osol.STATE_WORDS * 8, np.uint8)
+    ref[:osol.STATE_SIZE] = root[:osol.STATE_SIZE]
+    osol._closure(ref, rel, srules.params(), np.zeros(0, np.int64), 0)
+    frame = np.zeros(osol.FRAME_SIZE, np.int64)
+    assert osol._sweep_frame(ref, rel, srules.params(), frame) <= 2
+    return ref, frame
+
+
+def _sweep_round_trip(st: np.ndarray, ref: np.ndarray, frame: np.ndarray, srules: osol.SolverRules) -> bytes:
+    """The sweep's record of st: decoded, the canonical position back; encoded again, the same words."""
+    words = int(frame[osol.F_WORDS])
+    params = srules.params()
+    enc = np.zeros(osol.REC_BYTES, np.uint8)
+    osol._encode_frame(st, ref, frame, params, enc, np.zeros(osol.ORDER_SCRATCH, np.int64))
+    back = np.zeros(osol.STATE_WORDS * 8, np.uint8)
+    osol._decode_frame(enc.view(np.uint64)[:words].copy(), ref, frame, params, back)
+    assert _canonical(back, srules) == _canonical(st, srules)
+    again = np.zeros(osol.REC_BYTES, np.uint8)
+    osol._encode_frame(back, ref, frame, params, again, np.zeros(osol.ORDER_SCRATCH, np.int64))
+    assert bytes(again[:8 * words]) == bytes(enc[:8 * words])
+    return bytes(enc[:8 * words])
+
+
+@pytest.mark.parametrize("game,over", GAMES + (("freecell", {"columns": 6}), ("freecell", {"cells": 1})))
+def test_the_sweeps_record_round_trips_and_tells_positions_apart(game, over):
+    """The sweep's records (module docstring, "The sweep's records"): relative to the walk's first position,
+    every position met round-trips, the record is the same whatever the order of the columns and cells, and no
+    two different canonical positions share one.  FreeCell's fit in 3 words (2 with 4 columns and no cell)."""
+    srules = _srules(game, over)
+    rng = np.random.default_rng(12)
+    seen: dict[bytes, tuple] = {}
+    for deal in seeded_deals(DECK_52, 99, 0, 6):
+        _, rel = osol.deal_position(deal, srules)
+        ref = frame = None
+        for st in _random_walk(srules, deal, rng, 150):
+            if ref is None:
+                ref, frame = _frame(st, rel, srules)
+                assert game != "freecell" or frame[osol.F_WORDS] <= 3
+            enc = _sweep_round_trip(st, ref, frame, srules)
+            assert seen.setdefault(enc, _canonical(st, srules)) == _canonical(st, srules)
+            cols, cells, fnd = osol.position_columns(st, srules)
+            order = rng.permutation(len(cols))
+            if srules.reserve:  # a reserve's cards keep their cells
+                cells = [int(st[osol.O_CELL + j]) for j in range(srules.cells)]
+            else:
+                cells = list(rng.permutation(cells + [osol.NOCARD] * (srules.cells - len(cells))))
+            shuffled = st.copy()
+            for i, k in enumerate(order):
+                shuffled[osol.O_LEN + i] = len(cols[k])
+                shuffled[i * osol.WIDTH:i * osol.WIDTH + len(cols[k])] = cols[k]
+            shuffled[osol.O_CELL:osol.O_CELL + srules.cells] = cells
+            assert _sweep_round_trip(shuffled, ref, frame, srules) == enc
+        seen.clear()  # records of different roots are not comparable: one deal at a time
+
+
+@pytest.mark.parametrize("ncols,ncells", [(6, 4), (10, 8), (4, 0), (8, 1)])
+def test_the_sweeps_longest_records_fit(ncols, ncells):
+    """The sweep's record is as wide as its worst position needs: positions of the deal's cards cut into runs (the
+    four alternating chains from the Kings), every column new or grown from the root's, the cells full, round-trip
+    relative to a seeded deal's opening."""
+    srules = osol.SolverRules(osol.LAYOUT_IN_TURN, osol.BUILD_ALTERNATE, ncells, False, False, osol.EMPTY_ANY, 100,
+                              columns=ncols)
+    root, rel = osol.deal_position(seeded_deals(DECK_52, 99, 3, 1)[0], srules)
+    ref, frame = _frame(root, rel, srules)
+    suits = ((0, 1, 3, 2), (3, 2, 0, 1), (1, 0, 2, 3), (2, 3, 1, 0))  # spades hearts clubs diamonds, alternating
+    chains = [[suits[k][(12 - r) % 4] * 13 + r for r in range(12, -1, -1)] for k in range(4)]
+    assert sorted(sum(chains, [])) == list(range(52))
+    rng = np.random.default_rng(6)
+    seen: dict[bytes, tuple] = {}
+    for _ in range(400):
+        runs = []
+        for chain in chains:  # each chain cut into runs at random
+            cut = [0] + sorted(int(x) for x in rng.choice(np.arange(1, 13), int(rng.integers(1, 5)), replace=False))
+            runs += [chain[a:b] for a, b in zip(cut, cut[1:] + [13])]
+        rng.shuffle(runs)
+        cols = runs[:ncols]
+        left = [c for r in runs[ncols:] for c in r]
+        cells = [int(c) for c in rng.permutation(left)[:ncells]]
+        st = np.zeros(osol.STATE_WORDS * 8, np.uint8)
+        st[osol.O_CELL:osol.O_CELL + osol.MAXCELLS] = osol.NOCARD
+        for i, c in enumerate(cols):
+            st[osol.O_LEN + i] = len(c)
+            st[i * osol.WIDTH:i * osol.WIDTH + len(c)] = c
+        st[osol.O_CELL:osol.O_CELL + len(cells)] = cells
+        for c in set(left) - set(cells):  # the rest count as up (a foundation's height is 13 less its cards present)
+            st[osol.O_FND + c // 13] += 1
+        enc = _sweep_round_trip(st, ref, frame, srules)
+        assert seen.setdefault(enc, _canonical(st, srules)) == _canonical(st, srules)
+    assert len(seen) > 300
+
+
 def _same(a: osol.Solution, b: osol.Solution) -> bool:
     return (a.outcome, a.nodes, a.best_foundation) == (b.outcome, b.nodes, b.best_foundation) and np.array_equal(a.codes, b.codes)
 
@@ -185,7 +278,7 @@ def test_a_reused_workspace_answers_as_fresh_ones_and_as_growing_arrays(monkeypa
     assert max(s.nodes for s in fresh) > 10_000 and min(s.nodes for s in fresh) < 2_000
 
     monkeypatch.setattr(osol.Workspace, "reserve", lambda self, n: None)
-    monkeypatch.setattr(osol.Workspace, "reserve_sweep", lambda self, n: None)
+    monkeypatch.setattr(osol.Workspace, "reserve_sweep", lambda self, n, words: None)
     ws = osol.Workspace(16)
     grown = [osol.solve_deal(d, r, ws) for d, r in runs]
     assert ws.recs.shape[0] > 16 and ws.lay.shape[0] > 1  # the arrays really grew, the sweep's too
@@ -202,7 +295,7 @@ def test_the_second_order_grows_its_heap_as_the_budget_arrays_would(monkeypatch)
     decks = seeded_deals(DECK_52, 99, 228, 3)  # 230 is unknown: it fills the budget, then every search runs
     reserved = [osol.solve_deal(d, rules, osol.Workspace()) for d in decks]
     monkeypatch.setattr(osol.Workspace, "reserve", lambda self, n: None)
-    monkeypatch.setattr(osol.Workspace, "reserve_sweep", lambda self, n: None)
+    monkeypatch.setattr(osol.Workspace, "reserve_sweep", lambda self, n, words: None)
     ws = osol.Workspace(16)
     grown = [osol.solve_deal(d, rules, ws) for d in decks]
     assert ws.heap2.shape[0] > 16 and max(s.nodes for s in reserved) > 10_000

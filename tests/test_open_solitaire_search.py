@@ -32,7 +32,7 @@ def test_leaf_kernels_run_without_the_runtime():
     refuses to compile one that does), and the solver's hot kernels are leaves."""
     with pytest.raises(Exception, match="nopython"):
         leaf_kernel(_makes_an_array)(3)
-    hot = (osol._closure, osol._gen_moves, osol._decode, osol._prepare_children, osol._store_children,
+    hot = (osol._closure, osol._gen_moves, osol._decode, osol._decode_frame, osol._prepare_children, osol._store_children,
            osol._dfs_run, osol._sweep_store)
     assert all(f.targetoptions.get("_nrt") is False for f in hot)
 
@@ -381,14 +381,14 @@ def test_the_sweep_frees_levels_only_where_every_move_in_a_layer_undoes():
     assert ka_any.reserve and not osol._frontier(ka_any)
 
 
-def test_the_big_searches_table_fills_to_three_quarters_from_big_table():
+def test_the_big_searches_table_fills_to_four_fifths_from_big_table():
     """The line search's and the sweep's table doubles when half full below BIG_TABLE slots, and from there on only
-    when three quarters full (so the sweep's 4 x 10^7 live positions fit in 2^26 slots, 512 MiB)."""
+    when four fifths full (so the sweep's SWEEP_LIVE x 10^7 live positions fit in 2^26 slots, 512 MiB)."""
     small, big = 1 << 20, osol.BIG_TABLE
     assert not osol._big_table_full(small // 2 - 1, small) and osol._big_table_full(small // 2, small)
-    assert not osol._big_table_full(big // 2, big) and not osol._big_table_full(3 * big // 4 - 1, big)
-    assert osol._big_table_full(3 * big // 4, big)
-    assert not osol._big_table_full(osol.SWEEP_LIVE * 10_000_000 - 1, big)
+    assert not osol._big_table_full(big // 2, big) and not osol._big_table_full(4 * big // 5 - 1, big)
+    assert osol._big_table_full(4 * big // 5, big)
+    assert not osol._big_table_full(osol.sweep_room(10_000_000) - 1, big)
 
 
 def test_the_sweep_in_slices_and_its_total_budget(monkeypatch):
@@ -408,27 +408,29 @@ def test_the_sweep_in_slices_and_its_total_budget(monkeypatch):
     assert osol.solve_deal(deal, dataclasses.replace(rules, max_seconds=3600)).outcome == UNKNOWN
 
 
-def test_the_sweep_past_its_links(monkeypatch):
-    """Past SWEEP_LINKS x max_nodes positions the sweep keeps no parent links.  Its "unsolvable" needs none:
-    FreeCell with 1 cell, seed 99 deal 16 (25,831 positions) is proved with links for 13,000.  A win needs its
-    line, so one found past them is unknown: Penguin, seed 1 deal 0, which the sweep wins in 238,632 expansions,
-    is unknown with links for 20,000 and won with links for 600,000."""
-    import dataclasses
-
+def test_the_sweeps_links_go_to_a_file_and_its_wins_keep_their_line(monkeypatch):
+    """Every position the sweep stores keeps its parent link and move, in a buffer written out to a temporary
+    file each time it fills.  Penguin, seed 1 deal 0, which the sweep wins in 238,632 expansions: with a buffer of
+    5,000 links (written out every 904) it is won with the same line as with every link in memory, read back
+    through the file, and the checker replays it (play_one checks every win); the file is gone after the deal."""
     monkeypatch.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, True),))
-    monkeypatch.setattr(osol, "SWEEP_LIVE", 10)
-    monkeypatch.setattr(osol, "SWEEP_TOTAL", 30)
-    monkeypatch.setattr(osol, "SWEEP_LINKS", 1)
-    deal = seeded_deals(DECK_52, 99, 16, 1)[0]
-    proof = osol.solve_deal(deal, dataclasses.replace(_srules("freecell", cells=1), max_nodes=13_000))
-    assert proof.outcome == UNSOLVABLE and proof.nodes == 25_831
     g = get_game("penguin")
-    penguin = seeded_deals(DECK_52, 1, 0, 1)[0]
-    few = g.play_one(penguin, g.rules(overrides={"max_nodes": 20_000}), False).row
-    assert few["outcome"] == "unknown" and few["nodes"] > 20_000
-    monkeypatch.setattr(osol, "SWEEP_LINKS", 30)
-    enough = g.play_one(penguin, g.rules(overrides={"max_nodes": 20_000}), False).row
-    assert enough["outcome"] == "won" and enough["solution"]
+    deal = seeded_deals(DECK_52, 1, 0, 1)[0]
+    whole = g.play_one(deal, g.rules(), False).row
+    spills, files = [], []
+    spill = osol.Workspace.spill
+
+    def counted(ws, ctl):
+        spill(ws, ctl)
+        spills.append(int(ctl[osol.C_LBASE]))
+        files.append(ws.sweep_file)
+
+    monkeypatch.setattr(osol.Workspace, "spill", counted)
+    monkeypatch.setattr(osol, "SWEEP_LINK_BUFFER", 5_000)
+    spilled = g.play_one(deal, g.rules(), False).row
+    assert whole["outcome"] == spilled["outcome"] == "won" and whole["nodes"] == spilled["nodes"] > 200_000
+    assert spilled["solution"] == whole["solution"]
+    assert len(spills) > 200 and spills[-1] > 200_000 and all(f.closed for f in files)
 
 
 def test_the_sweep_wins_and_its_line_replays(monkeypatch):
