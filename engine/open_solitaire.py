@@ -722,7 +722,8 @@ def max_nodes_doc(line_room: int, line_memory: str) -> str:
     return ("positions the solver may store before it answers unknown (about 60 to 90 bytes each, taken only as "
             "used: about 1 GB at the default, 2.4 GB at 30000000; a deal the first searches leave unknown goes "
             f"on to the line search, which stores up to {line_room} x as many{line_memory}, and last to the sweep, "
-            f"which holds up to {SWEEP_LIVE} x as many: about 3.8 GiB at the default)")
+            f"which holds up to {SWEEP_LIVE} x as many: about 3.1 GiB at the default, and writes each position's "
+            "link, 8 bytes, to a temporary file)")
 
 
 # The games' max_seconds switch (its one-line doc, what `patience games GAME` prints, and its bound)
