@@ -134,9 +134,10 @@ def test_every_worker_node_removed_waits_visibly_then_fails_with_exit_1_keeping_
     assert said and "no CPU for 4 s" in line[0], err
     # the driver counts the units it heard back from; a worker may have put its part in place just before its node
     # went, unheard (pipeline/run_files.py: resume then reads that part's summary from its footer), so the disk may
-    # hold more
+    # hold more: one part a node at most, since each node runs one unit at a time (NODE: one CPU).  Under load the
+    # sixth part waited for may be such a one (seen: 5 heard, 6 on disk)
     done = int(said.group(1))
-    assert 6 <= done <= kept < UNITS, (done, kept)
+    assert 6 <= kept < UNITS and kept - len(workers) <= done <= kept, (done, kept)
     m = json.loads((out / "run.json").read_text())
     assert m["status"] == "failed" and m["totals"]["units_done"] == done
     # A node back: the same command resumes and completes, every row once.
