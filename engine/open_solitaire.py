@@ -1192,7 +1192,10 @@ def _putb(w, acc, nbits, wi, val, nb):
 
 @nb.njit(cache=True, inline="always")
 def _getb(w, pos, nb):
-    """The nb (at most 16) bits of a record's bit stream from bit pos, and the position after them."""
+    """The nb (at most 16) bits of a record's bit stream from bit pos, and the position after them (no word is
+    read for none: pos may then be the record's end)."""
+    if nb == 0:
+        return np.int64(0), pos
     i = pos >> 6
     off = pos & 63
     v = w[i] >> np.uint64(off)
