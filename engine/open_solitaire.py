@@ -1005,6 +1005,37 @@ def _put6(w, acc, nbits, wi, sym):
 
 
 @nb.njit(cache=True, inline="always")
+def _sorted_cells(st, ncells, order, at):
+    """The cards in st's cells, sorted (insertion sort: there are at most MAXCELLS) into order from ``at``;
+    returns how many.  Both records list the cells this way: cells are interchangeable (point 2)."""
+    m = 0
+    for j in range(ncells):
+        c = np.int64(st[O_CELL + j])
+        if c == NOCARD:
+            continue
+        q = m
+        while q > 0 and order[at + q - 1] > c:
+            order[at + q] = order[at + q - 1]
+            q -= 1
+        order[at + q] = c
+        m += 1
+    return m
+
+
+@nb.njit(cache=True, inline="always")
+def _insert_by_deepest(st, order, at, m, i):
+    """Insert column i among the m columns in order from ``at``, kept sorted by deepest card (one step of an
+    insertion sort); returns m + 1.  Columns are interchangeable (point 2), so the records list them this way."""
+    b = st[i * WIDTH]
+    q = m
+    while q > 0 and st[order[at + q - 1] * WIDTH] > b:
+        order[at + q] = order[at + q - 1]
+        q -= 1
+    order[at + q] = i
+    return m + 1
+
+
+@nb.njit(cache=True, inline="always")
 def _encode(st, params, enc, order):
     """Canonical packed form into enc (REC_BYTES long).
 
@@ -1019,17 +1050,7 @@ def _encode(st, params, enc, order):
     ncols = params[P_NCOLS]
     ncells = params[P_NCELLS]
     w = enc.view(np.uint64)
-    m = 0
-    for j in range(ncells):  # the cells' cards, sorted into order (insertion sort)
-        c = np.int64(st[O_CELL + j])
-        if c == NOCARD:
-            continue
-        q = m
-        while q > 0 and order[q - 1] > c:
-            order[q] = order[q - 1]
-            q -= 1
-        order[q] = c
-        m += 1
+    m = _sorted_cells(st, ncells, order, 0)
     acc = np.uint64(0)
     nbits = 0
     wi = 0
@@ -1038,15 +1059,8 @@ def _encode(st, params, enc, order):
     acc, nbits, wi = _put6(w, acc, nbits, wi, SYM_CELLS_END)
     m = 0
     for i in range(ncols):  # the non-empty columns, sorted by deepest card into order
-        if st[O_LEN + i] == 0:
-            continue
-        b = st[i * WIDTH]
-        q = m
-        while q > 0 and st[order[q - 1] * WIDTH] > b:
-            order[q] = order[q - 1]
-            q -= 1
-        order[q] = i
-        m += 1
+        if st[O_LEN + i] != 0:
+            m = _insert_by_deepest(st, order, 0, m, i)
     for t in range(m):
         i = order[t]
         base = i * WIDTH
@@ -1238,17 +1252,7 @@ def _encode_frame(st, ref, frame, params, enc, order):
         acc, nbits, wi = _putb(w, acc, nbits, wi, mask, ncells)
     else:
         cs = 2 * MAXCOLS
-        m = 0
-        for j in range(ncells):  # the cells' cards, sorted (insertion sort)
-            c = np.int64(st[O_CELL + j])
-            if c == NOCARD:
-                continue
-            q = m
-            while q > 0 and order[cs + q - 1] > c:
-                order[cs + q] = order[cs + q - 1]
-                q -= 1
-            order[cs + q] = c
-            m += 1
+        m = _sorted_cells(st, ncells, order, cs)
         acc, nbits, wi = _putb(w, acc, nbits, wi, m, frame[F_CELLBITS])
         for t in range(m):
             acc, nbits, wi = _putb(w, acc, nbits, wi, order[cs + t], 6)
@@ -1262,13 +1266,8 @@ def _encode_frame(st, ref, frame, params, enc, order):
         j = frame[F_REFCOL + b]
         if j >= 0:
             order[j] = i
-            continue
-        q = nnew
-        while q > 0 and st[order[MAXCOLS + q - 1] * WIDTH] > b:
-            order[MAXCOLS + q] = order[MAXCOLS + q - 1]
-            q -= 1
-        order[MAXCOLS + q] = i
-        nnew += 1
+        else:
+            nnew = _insert_by_deepest(st, order, MAXCOLS, nnew, i)
     for j in range(ncols):
         if ref[O_LEN + j] == 0:
             continue
