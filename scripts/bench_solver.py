@@ -137,6 +137,51 @@ def sweep_section(row: str, indices: list[int], seed: int) -> None:
               f"peak {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024:,} MiB", flush=True)
 
 
+def sweep_trace(row: str, index: int, seed: int, step: int, room: float = 0.0) -> None:
+    """Where the sweep's room goes (engine/open_solitaire.py, "The sweep"): the sweep alone on one seeded deal
+    of a table row, at the row's defaults (``room``: SWEEP_LIVE, if given), printing every ``step`` expansions
+    its live positions, how many of them wait in the heap for higher layers, the layer's queue by level (d - 1,
+    d, d + 1: expanded or not, not yet freed) and the expanded ones not yet freed.  Positions only: no line
+    is replayed, so a win here is only reported."""
+    import importlib
+
+    import numpy as np
+
+    from engine import open_solitaire as osol
+
+    game, over = next((g, o) for name, g, o, _, _ in TABLE_ROWS if name == row)
+    g = get_game(game)
+    rules = importlib.import_module(f"engine.games.{game}").SOLVER.solver_rules(g.rules(overrides=over))
+    if room:
+        osol.SWEEP_LIVE = room
+    osol._warm_up()
+    ws = osol.Workspace()
+    st, rel = osol.deal_position(seeded_deals(g.deck, seed, index, 1)[0], rules)
+    params = rules.params()  # as solve_state sets them for the sweep
+    params[osol.P_SINGLE] = osol._single_cards(rules, True)
+    params[osol.P_EAGER] = params[osol.P_SUITS] = params[osol.P_LINE] = 0
+    params[osol.P_FRONTIER] = int(osol._frontier(rules))
+    params[osol.P_MAXNODES] = rules.max_nodes
+    ctl = np.zeros(osol.CTL_SIZE, dtype=np.int64)
+    cpu0 = time.process_time()
+    ws.reserve(rules.max_nodes)
+    osol._begin(st, rel, params, ws, osol.ORDER_SWEEP, ctl)
+    print(f"the sweep alone, row {row!r}, seed {seed} deal {index}, room {osol.sweep_room(rules.max_nodes):,} live",
+          flush=True)
+    print(f"{'expansions':>12} {'stored':>12} {'live':>11} {'heap':>11} {'level d-1':>10} {'level d':>10} "
+          f"{'level d+1':>10} {'freeable':>10} {'u+|S|':>5} {'cpu s':>6}", flush=True)
+    while ctl[osol.C_OUTCOME] == osol.RUNNING:
+        osol._advance(rel, params, ws, ctl, int(ctl[osol.C_NODES]) + step)
+        c = [int(x) for x in ctl]
+        print(f"{c[osol.C_NODES]:>12,} {c[osol.C_TOTAL]:>12,} {c[osol.C_NREC]:>11,} {c[osol.C_HSIZE]:>11,} "
+              f"{c[osol.C_QLEV] - c[osol.C_QPREV]:>10,} {c[osol.C_QEND] - c[osol.C_QLEV]:>10,} "
+              f"{c[osol.C_QTAIL] - c[osol.C_QEND]:>10,} {c[osol.C_DONE] - c[osol.C_DONE_HERE]:>10,} "
+              f"{max(c[osol.C_LAYER], 0) >> 52:>5} {time.process_time() - cpu0:6.0f}", flush=True)
+    ws.close_spill()
+    verdict = {osol.WON: "won", osol.UNSOLVABLE: "unsolvable"}.get(int(ctl[osol.C_OUTCOME]), "unknown")
+    print(f"  {verdict}", flush=True)
+
+
 def table_section(deals: int, seed: int, only: list[str], start: int = 0) -> None:
     """Issue 11's table: one child process per row (its own peak memory), rows run one after another."""
     import json
@@ -313,8 +358,16 @@ def main() -> None:
     ap.add_argument("--row", default="", help=argparse.SUPPRESS)  # a child of --table: one row, printed as JSON
     ap.add_argument("--sweep", default="", help="ROW:I,J,...: the sweep alone on deals I, J of a table row "
                     "(seed --table-seed), e.g. 'freecell columns=6:220,269'")
+    ap.add_argument("--sweep-trace", default="", help="ROW:I[:STEP[:ROOM]]: where the sweep's room goes on deal I "
+                    "of a table row, every STEP expansions (default 10^6; ROOM: SWEEP_LIVE), "
+                    "e.g. 'freecell columns=6:2478:2000000'")
     args = ap.parse_args()
 
+    if args.sweep_trace:
+        row, *rest = args.sweep_trace.split(":")
+        sweep_trace(row, int(rest[0]), args.table_seed, int(rest[1]) if len(rest) > 1 else 1_000_000,
+                    float(rest[2]) if len(rest) > 2 else 0.0)
+        return
     if args.sweep:
         row, _, indices = args.sweep.rpartition(":")
         sweep_section(row, [int(i) for i in indices.split(",")], args.table_seed)
