@@ -92,3 +92,69 @@ def index_heap_pop(heap, size, keys):
         j = c
     heap[j] = last
     return top, size
+
+
+
+@nb.njit(cache=True, inline="always")
+def _pair_before(keys, idx, a, b):
+    return keys[a] < keys[b] or (keys[a] == keys[b] and idx[a] < idx[b])
+
+
+@nb.njit(cache=True, inline="always")
+def _pair_swap(keys, idx, a, b):
+    k, i = keys[a], idx[a]
+    keys[a], idx[a] = keys[b], idx[b]
+    keys[b], idx[b] = k, i
+
+
+SORT_STACK = 128  # bounds the quicksort keeps: 2 x 64 levels, each at most half the one before
+
+
+@leaf_kernel
+def sort_pairs(keys, idx, stack):
+    """Sort ``keys`` and ``idx`` together, in place, by (key, index).  So sorted, ``idx`` is a valid heap of
+    :func:`index_heap_push` over those keys (a sorted array is a heap).  An in-place quicksort (median of three;
+    the larger side waits on ``stack``, int64[SORT_STACK], the smaller is sorted first, so at most 64 wait;
+    insertion sort below 16 entries): it takes no memory beyond the two arrays, and the same input gives the
+    same order on every machine."""
+    top = 0
+    lo, hi = 0, keys.shape[0] - 1
+    while True:
+        while hi - lo >= 16:
+            mid = (lo + hi) >> 1
+            if _pair_before(keys, idx, mid, lo):
+                _pair_swap(keys, idx, mid, lo)
+            if _pair_before(keys, idx, hi, lo):
+                _pair_swap(keys, idx, hi, lo)
+            if _pair_before(keys, idx, hi, mid):
+                _pair_swap(keys, idx, hi, mid)
+            _pair_swap(keys, idx, mid, hi - 1)  # the pivot, the median of three, waits at hi - 1
+            pk, pi = keys[hi - 1], idx[hi - 1]
+            i, j = lo, hi - 1
+            while True:
+                i += 1
+                while keys[i] < pk or (keys[i] == pk and idx[i] < pi):
+                    i += 1
+                j -= 1
+                while pk < keys[j] or (pk == keys[j] and pi < idx[j]):
+                    j -= 1
+                if i >= j:
+                    break
+                _pair_swap(keys, idx, i, j)
+            _pair_swap(keys, idx, i, hi - 1)
+            if i - lo < hi - i:  # the smaller side first; the larger waits
+                stack[top], stack[top + 1] = i + 1, hi
+                hi = i - 1
+            else:
+                stack[top], stack[top + 1] = lo, i - 1
+                lo = i + 1
+            top += 2
+        for a in range(lo + 1, hi + 1):  # insertion sort of the short range left
+            b = a
+            while b > lo and _pair_before(keys, idx, b, b - 1):
+                _pair_swap(keys, idx, b, b - 1)
+                b -= 1
+        if top == 0:
+            return
+        top -= 2
+        lo, hi = stack[top], stack[top + 1]

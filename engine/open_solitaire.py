@@ -387,6 +387,50 @@ The search (issue 11).
   not matter.  The table and its probe are the others' (the record's width
   is its array's); the encoder is as fast (FreeCell with 1 cell, seed 99
   deal 7: the same 4,469,573 positions in 15.5 CPU-s against 15.3-16.0).
+* The sweep's runs (engine/sweep_runs.py).  On the largest deals most of
+  the sweep's room holds positions waiting in higher layers (FreeCell with
+  6 columns deal 2478, seed 99: 42.3 M of the 53.0 M live when the room
+  filled), and those need not be in memory until their layer begins.  So
+  once fewer than SWEEP_SPILL_ROOM positions are free (after freeing what
+  can be freed) and the heap holds at least a SPILL_SHARE-th of the room,
+  the kernel returns and the heap's highest layers are written to disk as
+  a *run*: every waiting position with a layer key at or above the one a
+  SPILL_KEEP-th of the way up the heap, sorted by key, each with its key
+  and its number (which numbers its link, kept as before).  Their records
+  are marked layer 0 and freed with the finished ones, and the heap is
+  made anew from the rest (sorted by layer and record: a heap).  When a
+  layer ends and the least key on disk is no higher than the heap's least,
+  the kernel returns again and every run's entries of that layer (and of
+  the next ones while they are few: ``WaitingRuns.bound``) come back into
+  free records and the heap through the table, so a position met again
+  while its copy was out, or written out twice, is merged into one.
+  Claim: the sweep with runs expands exactly the positions it expands
+  without them, each once, and decides as it does.  Proof: a position
+  goes out only from the heap, so its layer is above the one being
+  expanded; every position of a layer L is stored, or written out, before
+  L begins (the layer proof above: none is met from L or above), and L
+  does not begin while any key at or below L is on disk (runs are sorted,
+  and each run's entries up to a key are read together), so when L begins
+  all its positions are in memory, each once (the table merges copies:
+  every live position is in it).  Within L nothing changes.  Positions
+  of the finished layers are freed as before.  So L's positions, and its
+  expansions, are those of the sweep in memory, and ``unsolvable`` still
+  comes only from an empty heap and queue with nothing on disk.  A win's
+  line is read through the links as before: a copy dropped at the merge
+  has its own link, simply never read, and the one kept links to its own
+  parent, a position really expanded.
+  What it costs: a position out and back is 4 + 8 x frame[F_WORDS] bytes
+  written and read once (plus 8 for its key); the runs are unlinked
+  temporary files, gone at the deal's end, like the links' file.  It
+  needs no more memory than the room: a run is copied out a part (2^21
+  entries) at a time, and read back at most a SWEEP_LOAD_SHARE-th of the
+  room from each run (the keys are mapped and searched, so only what is
+  read comes into memory).  What it does not fix is a single layer, with
+  its levels, larger than the room: that stays unknown.  Tested against
+  the plain exhaustive search with rooms far below what the sweep needs
+  in memory (tests/test_sweep_runs.py: the same positions, each once, and
+  unknown without the runs), and with a Penguin win whose line goes
+  through positions that came back from disk.
 * Slices and the clock.  numba's compiled code cannot read a clock, so with
   ``max_seconds`` the search runs in slices of SLICE_NODES expansions; its
   state (heap sizes, counts, the best foundation) lives in an int64 vector
@@ -700,11 +744,12 @@ import numpy as np
 
 from engine.cards import DECK_52
 from engine.deals import batch_of_deals, read_only_uint8
-from engine.heap import heap_pop, heap_push, index_heap_pop, index_heap_push
+from engine.heap import SORT_STACK, heap_pop, heap_push, index_heap_pop, index_heap_push, sort_pairs
 from engine.leaf import leaf_kernel
 from engine.outcomes import OUTCOMES, UNKNOWN, UNSOLVABLE, WON, SolverError
 from engine.position_table import words_hash
 from engine.reference import open_solitaire as ref
+from engine.sweep_runs import NONE_WAITING, WaitingRuns
 from engine.registry import Column, GameSpec, PlayResult, new_columns
 
 # --- rule codes passed to the kernels --------------------------------------
@@ -1652,8 +1697,8 @@ def _rehash(recs, nrec, tsize):
 # --- the search, resumable: its scalars live in ctl between slices ------------------
 (C_HSIZE, C_NREC, C_NODES, C_BEST, C_OUTCOME, C_GOALP, C_GOALC, C_STOP, C_GEN, C_HSIZE2, C_SECOND_AT, C_SECOND_ON,
  C_SINK, C_SEEN_GEN, C_ORDER, C_LAYER, C_HIGH, C_TOTAL, C_FREE, C_DONE, C_DONE_HERE, C_DEPTH,
- C_QPREV, C_QLEV, C_QHEAD, C_QEND, C_QTAIL, C_LBASE) = range(28)
-CTL_SIZE = 28
+ C_QPREV, C_QLEV, C_QHEAD, C_QEND, C_QTAIL, C_LBASE, C_RUNMIN, C_WANT, C_SPILL) = range(31)
+CTL_SIZE = 31
 KID_CHUNK = 64  # children handled together (their table probes overlap)
 STATE_WORDS = (STATE_SIZE + 7) // 8  # the search's own positions are padded to whole words, copied word by word
 RUNNING = -1
@@ -1716,11 +1761,20 @@ SWEEP_LIVE = 5.3
 SWEEP_TOTAL = 30  # ... 279 stores 216.6 M positions in all, and 3004 wins after 275.6 M
 SWEEP_LINK_BUFFER = 1 << 22  # 32 MiB of links; 2.5 x 10^8 positions write 2 GB to the file
 SWEEP_FLUSH_ROOM = 4096  # written out once fewer than this are free: more than one expansion's children
+# The sweep's runs (module docstring, "The sweep's runs"): once fewer than SWEEP_SPILL_ROOM live positions are
+# free (more than one expansion's children; 0: never) and the heap holds at least a SPILL_SHARE-th of the room,
+# the heap's highest layers go to disk, all but about its lowest SPILL_KEEP-th; a layer's positions come back
+# from disk a SWEEP_LOAD_SHARE-th of the room at most per run (but a layer always whole).
+SWEEP_SPILL_ROOM = 4096
+SPILL_SHARE = 4
+SPILL_KEEP = 4
+SWEEP_LOAD_SHARE = 8
+WANT_SPILL, WANT_LOAD = 1, 2  # ctl[C_WANT]: the sweep kernel returned for its waiting positions to go out, come in
 
 
 def sweep_room(max_nodes: int) -> int:
     """The most live positions the sweep may hold at once under a budget of ``max_nodes``."""
-    return int(SWEEP_LIVE * max_nodes)
+    return max(1, int(SWEEP_LIVE * max_nodes))  # at least the root's
 
 
 MAX_NODES_DOC = max_nodes_doc(LINE_ROOM, "")  # Baker's Game's and FreeCell's max_nodes help (King Albert sets its own)
@@ -2115,6 +2169,70 @@ def _sweep_store(q, q0, q1, pid, nlive, high, free, hsize, done, done_here, ntot
     return q, nlive, high, free, hsize, done, ntotal, gen, qtail, RUNNING
 
 
+@leaf_kernel
+def _sweep_load(keys, rids, inrecs, recs, lay, rid, heap, hsize, table, gen, free, high, nlive):
+    """Positions read back from the sweep's runs (module docstring, "The sweep's runs") into free records or the
+    next ones, each to the heap with its layer key and number, but for those already live (a copy met again after
+    it went out, or in two runs): those are merged, the record in memory kept.  The arrays and the table must
+    have room for all of them.  Returns (hsize, free, high, nlive)."""
+    for i in range(keys.shape[0]):
+        w = inrecs[i]
+        slot, after = high, free
+        if free >= 0:
+            slot, after = free, np.int64(recs[free, 0]) - 1
+        if _lookup_insert_h(w, words_hash(w, recs.shape[1]), recs, slot, table, gen)[1]:
+            if slot == high:
+                high += 1
+            free = after
+            lay[slot] = keys[i]
+            rid[slot] = rids[i]
+            hsize = index_heap_push(heap, hsize, lay, slot)
+            nlive += 1
+    return hsize, free, high, nlive
+
+
+@leaf_kernel
+def _level_cut(heap, h, lay, keep, counts):
+    """The least layer key of the level (key >> 52, u + |S|, below 128) of the (h // keep)-th least entry of
+    the sweep's heap ``heap[:h]`` (``counts``: int64[128], scratch): where a run starts (module docstring, "The
+    sweep's runs").  By level, so that no key is copied to choose it."""
+    counts[:] = 0
+    for i in range(h):
+        counts[lay[heap[i]] >> 52] += 1
+    c, seen = 0, counts[0]
+    while seen <= h // keep:
+        c += 1
+        seen += counts[c]
+    return np.int64(c) << 52
+
+
+@leaf_kernel
+def _split_at(heap, h, lay, cut):
+    """Reorder ``heap[:h]`` in place: the entries with keys below ``cut`` first; returns how many they are."""
+    k = 0
+    for i in range(h):
+        e = heap[i]
+        if lay[e] < cut:
+            heap[i] = heap[k]
+            heap[k] = e
+            k += 1
+    return k
+
+
+@leaf_kernel
+def _keys_of(idx, lay, keys):
+    """``keys[i] = lay[idx[i]]``, without numpy's temporary index array."""
+    for i in range(idx.shape[0]):
+        keys[i] = lay[idx[i]]
+
+
+@leaf_kernel
+def _mark(idx, lay, value):
+    """``lay[idx[i]] = value`` for every i, without numpy's temporary index array."""
+    for i in range(idx.shape[0]):
+        lay[idx[i]] = value
+
+
 @nb.njit(cache=True)
 def _grow_ring(fifo, lo, hi):
     """The ring ``fifo`` (entry c at c mod its size) with entries lo..hi-1 kept, in a ring twice as large."""
@@ -2141,6 +2259,10 @@ def _sweep(rel, params, recs, lay, rid, heap, fifo, parent, code, table, ctl, ma
     table) when they are at least half the live ones, or when a new position needs their room.  UNSOLVABLE when
     the queue and the heap are empty; UNKNOWN when a new position
     would make more than ``max_live`` live (after freeing what can be freed) or ``total_cap`` stored in all.
+    With the runs on (ctl[C_SPILL] > 0, the room kept free), it returns with ctl[C_WANT] set instead: WANT_SPILL
+    when the room is nearly full and the heap holds enough to write out, WANT_LOAD at a layer's end when the
+    least layer on disk (ctl[C_RUNMIN]) is due (module docstring, "The sweep's runs"; the caller does either
+    and calls again).
     The records are told relative
     to the root ``ref`` through ``frame`` (:func:`_sweep_frame`; module docstring, "The sweep's records").
     Returns the work arrays, which may have grown.
@@ -2162,11 +2284,23 @@ def _sweep(rel, params, recs, lay, rid, heap, fifo, parent, code, table, ctl, ma
     stop = ctl[C_STOP]
     qprev, qlev, qhead, qend, qtail = ctl[C_QPREV], ctl[C_QLEV], ctl[C_QHEAD], ctl[C_QEND], ctl[C_QTAIL]
     outcome = RUNNING
+    runmin = ctl[C_RUNMIN]  # the least layer waiting on disk (module docstring, "The sweep's runs")
     while outcome == RUNNING:
         if nodes >= stop or ntotal - lbase >= flush_at:
             break
+        if ctl[C_SPILL] > 0 and nlive + ctl[C_SPILL] >= max_live:  # the room is nearly full
+            if done > done_here:
+                freed, gen, free = _sweep_drop(recs, lay, high, layer, table, gen, free)
+                nlive -= freed
+                done = done_here
+            if nlive + ctl[C_SPILL] >= max_live and SPILL_SHARE * hsize >= max_live:
+                ctl[C_WANT] = WANT_SPILL  # the waiting positions out to disk: the caller writes them
+                break
         if qhead == qend:  # a level is done, and the layer with it when the queue is empty
             if qhead == qtail:  # every record expanded so far is in a finished layer
+                if runmin != NONE_WAITING and (hsize == 0 or lay[heap[0]] >= runmin):
+                    ctl[C_WANT] = WANT_LOAD  # the next layer's positions on disk first: the caller reads them
+                    break
                 if hsize == 0:
                     outcome = UNSOLVABLE
                     break
@@ -2770,6 +2904,7 @@ class Workspace:
         self.sweep_ref = np.zeros(STATE_WORDS * 8, dtype=np.uint8)  # the sweep's root, and its records' frame
         self.sweep_frame = np.zeros(FRAME_SIZE, dtype=np.int64)
         self.sweep_file: IO[bytes] | None = None  # the sweep's links written out (int32 parent, move), unlinked
+        self.runs: WaitingRuns | None = None  # the sweep's waiting positions on disk (made at its start)
 
     def reserve(self, max_nodes: int) -> None:
         """Make the per-position arrays hold ``max_nodes`` positions (mapped, not touched: see the class doc).
@@ -2875,10 +3010,88 @@ class Workspace:
         ctl[C_LBASE] += n
 
     def close_spill(self) -> None:
-        """Drop the sweep's file of links (its disk space is freed with it)."""
+        """Drop the sweep's file of links and its runs (their disk space is freed with them)."""
         if self.sweep_file is not None:
             self.sweep_file.close()
             self.sweep_file = None
+        if self.runs is not None:
+            self.runs.close()
+
+    def spill_waiting(self, ctl: np.ndarray, above: int | None = None) -> None:
+        """Write the heap's highest layers out to a run (module docstring, "The sweep's runs"): those with keys
+        above ``above``, or by default every level (u + |S|) from that of the heap's SPILL_KEEP-th least entry up
+        (the whole heap when its lowest level is that large), and free their records (marked layer 0, below every
+        layer, so ``_sweep_drop`` takes them with the finished ones); the rest, sorted by (layer, record), is the
+        heap again (a sorted array is a heap).  The memory it takes beyond the sweep's is one key per entry
+        written out, and a part of the run at a time."""
+        h = int(ctl[C_HSIZE])
+        heap = self.sweep_heap[:h]
+        cut = _level_cut(heap, h, self.lay, SPILL_KEEP, np.zeros(128, dtype=np.int64)) if above is None else above + 1
+        k = _split_at(heap, h, self.lay, cut)
+        out = heap[k:]
+        if out.shape[0] == 0:
+            return
+        keys = np.empty(out.shape[0], dtype=np.int64)
+        _keys_of(out, self.lay, keys)
+        sort_pairs(keys, out, np.zeros(SORT_STACK, dtype=np.int64))
+        part = 1 << 21
+        for i in range(0, out.shape[0], part):  # copied out of the records a part at a time
+            e = out[i:i + part]
+            self.runs.write_part(keys[i:i + part], self.rid[e], self.recs[e], last=i + part >= out.shape[0])
+        del keys
+        _mark(out, self.lay, 0)
+        freed, gen, free = _sweep_drop(self.recs, self.lay, int(ctl[C_HIGH]), int(ctl[C_LAYER]), self.table,
+                                       int(ctl[C_GEN]), int(ctl[C_FREE]))
+        ctl[C_NREC] -= freed
+        ctl[C_DONE] = ctl[C_DONE_HERE]
+        ctl[C_GEN], ctl[C_FREE] = gen, free
+        kept = heap[:k]
+        keys = np.empty(k, dtype=np.int64)
+        _keys_of(kept, self.lay, keys)
+        sort_pairs(keys, kept, np.zeros(SORT_STACK, dtype=np.int64))
+        ctl[C_HSIZE] = k
+        ctl[C_RUNMIN] = self.runs.least()
+
+    def load_waiting(self, ctl: np.ndarray, room: int) -> None:
+        """Read the runs' entries of the least layer on disk, and of the next ones while they are few (module
+        docstring, "The sweep's runs"), into the live records and the heap; called at a layer's end.  Makes room
+        first by freeing the finished layers and, if need be, by writing out the heap's layers above those read;
+        answers unknown (ctl[C_OUTCOME]) when even the least layer alone has no room."""
+        runs = self.runs
+        upto = runs.bound(max(1, room // (SWEEP_LOAD_SHARE * len(runs.runs))))
+        n = runs.count(upto)
+        if int(ctl[C_NREC]) + n + int(ctl[C_SPILL]) > room and ctl[C_DONE] > 0:  # the layers done: all expanded
+            freed, gen, free = _sweep_drop(self.recs, self.lay, int(ctl[C_HIGH]), int(ctl[C_LAYER]) + 1,
+                                           self.table, int(ctl[C_GEN]), int(ctl[C_FREE]))
+            ctl[C_NREC] -= freed
+            ctl[C_GEN], ctl[C_FREE], ctl[C_DONE], ctl[C_DONE_HERE] = gen, free, 0, 0
+        if int(ctl[C_NREC]) + n + int(ctl[C_SPILL]) > room:
+            upto = runs.least()
+            n = runs.count(upto)
+            if ctl[C_HSIZE] > 0 and int(ctl[C_NREC]) + n + int(ctl[C_SPILL]) > room:
+                self.spill_waiting(ctl, above=upto)
+        if int(ctl[C_NREC]) + n + int(ctl[C_SPILL]) > room:
+            ctl[C_OUTCOME] = UNKNOWN  # one layer is more than the room holds
+            return
+        need = max(int(ctl[C_HIGH]), int(ctl[C_NREC]) + n)  # the free records (high less the live) are used first
+        if self.recs.shape[0] < need:
+            self.recs = _grow(self.recs, int(ctl[C_HIGH]), max(need, 2 * self.recs.shape[0]))
+        if self.lay.shape[0] < need:
+            self.lay = _grow(self.lay, int(ctl[C_HIGH]), max(need, 2 * self.lay.shape[0]))
+            self.rid = _grow(self.rid, int(ctl[C_HIGH]), max(need, 2 * self.rid.shape[0]))
+        if self.sweep_heap.shape[0] < int(ctl[C_HSIZE]) + n:
+            self.sweep_heap = _grow(self.sweep_heap, int(ctl[C_HSIZE]), 2 * (int(ctl[C_HSIZE]) + n))
+        gen = int(ctl[C_GEN])
+        while _big_table_full(int(ctl[C_NREC]) + n, self.table.shape[0]):
+            self.table = np.zeros(2 * self.table.shape[0], dtype=np.uint64)
+            gen = 1
+            _reinsert(self.recs, int(ctl[C_HIGH]), self.table, gen, self.lay)
+        ctl[C_GEN] = gen
+        for keys, rids, recs in runs.take(upto):  # a piece at a time; copies merge through the table
+            ctl[C_HSIZE], ctl[C_FREE], ctl[C_HIGH], ctl[C_NREC] = _sweep_load(
+                keys, rids, recs, self.recs, self.lay, self.rid, self.sweep_heap, int(ctl[C_HSIZE]), self.table, gen,
+                int(ctl[C_FREE]), int(ctl[C_HIGH]), int(ctl[C_NREC]))
+        ctl[C_RUNMIN] = runs.least()
 
     def sweep_codes(self, ctl: np.ndarray) -> np.ndarray:
         """The moves from the sweep's root to position number ctl[C_GOALP] and its winning move ctl[C_GOALC], read
@@ -2991,6 +3204,8 @@ def _begin(start: np.ndarray, rel: np.ndarray, params: np.ndarray, ws: Workspace
         ctl[C_TOTAL], ctl[C_HIGH], ctl[C_HSIZE] = ctl[C_NREC], ctl[C_NREC], ctl[C_NREC]
         ctl[C_LAYER], ctl[C_FREE], ctl[C_DONE], ctl[C_DONE_HERE], ctl[C_LBASE] = -1, -1, 0, 0, 0
         ws.close_spill()
+        ws.runs = WaitingRuns(int(frame[F_WORDS]))
+        ctl[C_RUNMIN], ctl[C_SPILL] = NONE_WAITING, SWEEP_SPILL_ROOM
         ctl[C_QPREV] = ctl[C_QLEV] = ctl[C_QHEAD] = ctl[C_QEND] = ctl[C_QTAIL] = 0
     else:
         _search_start(st, rel, params, ws.recs, ws.parent, ws.mcode, ws.heap, ws.table, ws.next_gen(), ctl, st,
@@ -3007,14 +3222,22 @@ def _advance(rel: np.ndarray, params: np.ndarray, ws: Workspace, ctl: np.ndarray
         ws.recs, ws.table = _dfs(rel, params, ws.recs, ws.table, *ws.stack(int(ctl[C_ORDER])), ctl)
     elif ctl[C_ORDER] == ORDER_SWEEP:
         flush_at = max(ws.sweep_parent.shape[0] - SWEEP_FLUSH_ROOM, 1)
-        while True:
+        room = sweep_room(int(params[P_MAXNODES]))
+        while ctl[C_OUTCOME] == RUNNING:
             ws.recs, ws.lay, ws.rid, ws.sweep_heap, ws.sweep_fifo, ws.sweep_parent, ws.sweep_code, ws.table = _sweep(
                 rel, params, ws.recs, ws.lay, ws.rid, ws.sweep_heap, ws.sweep_fifo, ws.sweep_parent, ws.sweep_code,
-                ws.table, ctl, sweep_room(int(params[P_MAXNODES])), SWEEP_TOTAL * int(params[P_MAXNODES]),
-                flush_at, ws.sweep_ref, ws.sweep_frame)
-            if ctl[C_OUTCOME] != RUNNING or ctl[C_TOTAL] - ctl[C_LBASE] < flush_at:
+                ws.table, ctl, room, SWEEP_TOTAL * int(params[P_MAXNODES]), flush_at, ws.sweep_ref, ws.sweep_frame)
+            want, ctl[C_WANT] = int(ctl[C_WANT]), 0
+            if ctl[C_OUTCOME] != RUNNING:
                 break
-            ws.spill(ctl)  # the buffer of links is full: out to the file, and on
+            if want == WANT_SPILL:  # the room is full, mostly of higher layers: out to disk, and on
+                ws.spill_waiting(ctl)
+            elif want == WANT_LOAD:  # the next layer waits on disk: in from there, and on
+                ws.load_waiting(ctl, room)
+            elif ctl[C_TOTAL] - ctl[C_LBASE] >= flush_at:
+                ws.spill(ctl)  # the buffer of links is full: out to the file, and on
+            else:
+                break
     else:
         ws.recs, ws.parent, ws.mcode, ws.heap, ws.heap2, ws.table = _search(
             rel, params, ws.recs, ws.parent, ws.mcode, ws.heap, ws.heap2, ws.table, ctl, ws.seen)

@@ -144,6 +144,7 @@ def sweep_trace(row: str, index: int, seed: int, step: int, room: float = 0.0) -
     d, d + 1: expanded or not, not yet freed) and the expanded ones not yet freed.  Positions only: no line
     is replayed, so a win here is only reported."""
     import importlib
+    import resource
 
     import numpy as np
 
@@ -169,17 +170,20 @@ def sweep_trace(row: str, index: int, seed: int, step: int, room: float = 0.0) -
     print(f"the sweep alone, row {row!r}, seed {seed} deal {index}, room {osol.sweep_room(rules.max_nodes):,} live",
           flush=True)
     print(f"{'expansions':>12} {'stored':>12} {'live':>11} {'heap':>11} {'level d-1':>10} {'level d':>10} "
-          f"{'level d+1':>10} {'freeable':>10} {'u+|S|':>5} {'cpu s':>6}", flush=True)
+          f"{'level d+1':>10} {'freeable':>10} {'on disk':>11} {'u+|S|':>5} {'cpu s':>6}", flush=True)
     while ctl[osol.C_OUTCOME] == osol.RUNNING:
         osol._advance(rel, params, ws, ctl, int(ctl[osol.C_NODES]) + step)
         c = [int(x) for x in ctl]
         print(f"{c[osol.C_NODES]:>12,} {c[osol.C_TOTAL]:>12,} {c[osol.C_NREC]:>11,} {c[osol.C_HSIZE]:>11,} "
               f"{c[osol.C_QLEV] - c[osol.C_QPREV]:>10,} {c[osol.C_QEND] - c[osol.C_QLEV]:>10,} "
               f"{c[osol.C_QTAIL] - c[osol.C_QEND]:>10,} {c[osol.C_DONE] - c[osol.C_DONE_HERE]:>10,} "
+              f"{ws.runs.waiting():>11,} "
               f"{max(c[osol.C_LAYER], 0) >> 52:>5} {time.process_time() - cpu0:6.0f}", flush=True)
+    runs = ws.runs
     ws.close_spill()
     verdict = {osol.WON: "won", osol.UNSOLVABLE: "unsolvable"}.get(int(ctl[osol.C_OUTCOME]), "unknown")
-    print(f"  {verdict}", flush=True)
+    print(f"  {verdict}; {runs.spills} runs written to disk, {runs.written:,} positions out, {runs.taken:,} read "
+          f"back; peak {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024:,} MiB", flush=True)
 
 
 def table_section(deals: int, seed: int, only: list[str], start: int = 0) -> None:
@@ -361,8 +365,13 @@ def main() -> None:
     ap.add_argument("--sweep-trace", default="", help="ROW:I[:STEP[:ROOM]]: where the sweep's room goes on deal I "
                     "of a table row, every STEP expansions (default 10^6; ROOM: SWEEP_LIVE), "
                     "e.g. 'freecell columns=6:2478:2000000'")
+    ap.add_argument("--sweep-total", type=float, default=0.0, help="SWEEP_TOTAL for --sweep and --sweep-trace "
+                    "(the positions the sweep may store in all, as a multiple of max_nodes)")
     args = ap.parse_args()
 
+    if args.sweep_total:
+        from engine import open_solitaire as osol
+        osol.SWEEP_TOTAL = int(args.sweep_total) if args.sweep_total == int(args.sweep_total) else args.sweep_total
     if args.sweep_trace:
         row, *rest = args.sweep_trace.split(":")
         sweep_trace(row, int(rest[0]), args.table_seed, int(rest[1]) if len(rest) > 1 else 1_000_000,

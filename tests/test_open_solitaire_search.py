@@ -332,8 +332,10 @@ def test_the_sweep_proves_a_deal_unsolvable_in_half_the_table(monkeypatch):
     # and the room it holds at once is really the limit, not the total it may store (made ample here): freeing
     # each level of a layer two levels on, it needs 3,252 (by bisection), so a seventh of them (3,690) is enough
     # and an eighth (3,228) too few, and it expands every position once, as the guide does; keeping each layer
-    # whole until it is done, it needs 3,792 (5,006 when its layers went by cards up first): a seventh is too few
+    # whole until it is done, it needs 3,792 (5,006 when its layers went by cards up first): a seventh is too few.
+    # All of this in memory: with no waiting position written out to disk (the test below writes them out)
     monkeypatch.setattr(osol, "SWEEP_TOTAL", 100)
+    monkeypatch.setattr(osol, "SWEEP_SPILL_ROOM", 0)
     with monkeypatch.context() as m:
         m.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, True),))
         seventh = osol.solve_deal(deal, dataclasses.replace(half, max_nodes=full.nodes // 7))
