@@ -106,7 +106,7 @@ class WaitingRuns:
         return min((r.key(r.cursor) for r in self.runs), default=NONE_WAITING)
 
     def waiting(self) -> int:
-        """How many entries wait on disk (copies of one position in several runs count once each)."""
+        """How many entries wait on disk (every copy of a position counts: they merge only when read back)."""
         return sum(r.left for r in self.runs)
 
     def bound(self, chunk: int) -> int:
