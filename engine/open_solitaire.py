@@ -3040,17 +3040,22 @@ class Workspace:
             self.runs.write_part(keys[i:i + part], self.rid[e], self.recs[e], last=i + part >= out.shape[0])
         del keys
         _mark(out, self.lay, 0)
-        freed, gen, free = _sweep_drop(self.recs, self.lay, int(ctl[C_HIGH]), int(ctl[C_LAYER]), self.table,
-                                       int(ctl[C_GEN]), int(ctl[C_FREE]))
-        ctl[C_NREC] -= freed
-        ctl[C_DONE] = ctl[C_DONE_HERE]
-        ctl[C_GEN], ctl[C_FREE] = gen, free
+        self._drop(ctl, int(ctl[C_LAYER]))
         kept = heap[:k]
         keys = np.empty(k, dtype=np.int64)
         _keys_of(kept, self.lay, keys)
         sort_pairs(keys, kept, np.zeros(SORT_STACK, dtype=np.int64))
         ctl[C_HSIZE] = k
         ctl[C_RUNMIN] = self.runs.least()
+
+    def _drop(self, ctl: np.ndarray, below: int) -> None:
+        """Free the sweep's live records of layers 0..below-1 (``_sweep_drop``), as the kernel does: the expanded
+        ones left live are then those of the layer being expanded."""
+        freed, gen, free = _sweep_drop(self.recs, self.lay, int(ctl[C_HIGH]), below, self.table, int(ctl[C_GEN]),
+                                       int(ctl[C_FREE]))
+        ctl[C_NREC] -= freed
+        ctl[C_DONE] = ctl[C_DONE_HERE]
+        ctl[C_GEN], ctl[C_FREE] = gen, free
 
     def load_waiting(self, ctl: np.ndarray, room: int) -> None:
         """Read the runs' entries of the least layer on disk, and of the next ones while they are few (module
@@ -3061,10 +3066,8 @@ class Workspace:
         upto = runs.bound(max(1, room // (SWEEP_LOAD_SHARE * len(runs.runs))))
         n = runs.count(upto)
         if int(ctl[C_NREC]) + n + int(ctl[C_SPILL]) > room and ctl[C_DONE] > 0:  # the layers done: all expanded
-            freed, gen, free = _sweep_drop(self.recs, self.lay, int(ctl[C_HIGH]), int(ctl[C_LAYER]) + 1,
-                                           self.table, int(ctl[C_GEN]), int(ctl[C_FREE]))
-            ctl[C_NREC] -= freed
-            ctl[C_GEN], ctl[C_FREE], ctl[C_DONE], ctl[C_DONE_HERE] = gen, free, 0, 0
+            ctl[C_DONE_HERE] = 0  # the layer just done is freed too
+            self._drop(ctl, int(ctl[C_LAYER]) + 1)
         if int(ctl[C_NREC]) + n + int(ctl[C_SPILL]) > room:
             upto = runs.least()
             n = runs.count(upto)
