@@ -213,6 +213,24 @@ The search (issue 11).
   plain exhaustive search as the only search, on the cross-check's
   positions and FreeCell's own (a pruning that left out every move out of a
   cell after any quiet move failed it).
+* The long guide (``ORDER_LONG_GUIDE``).  A deal the line search leaves
+  unknown is searched by the guide once more, from the start, in room of
+  its own (``Workspace.release``, then ``reserve`` at the new budget) for
+  GUIDE_ROOM x max_nodes positions, and with a fresh stamp for its second
+  order's atoms, so it makes position for position the search the guide
+  would have made with that budget (a test holds the two to the same
+  expansions).  It is the guide's kernel, so its verdicts are the guide's:
+  a win is replayed by the checker, ``unsolvable`` only with both heaps
+  empty.  Why again, and why before the sweep: the guide's wins grow with
+  its room where the other searches' do not.  FreeCell with 6 columns deal
+  3419 (seed 99), unknown after every search and after the sweep's
+  2.9 x 10^8 expansions (fewest cards up first: the opposite of a win
+  finder's order), is won by the guide in 16.2 M expansions (133 CPU-s);
+  the line search with more room stays unknown where the guide does (2478
+  at 8.1 x 10^7).  A deal it cannot decide pays up to GUIDE_ROOM x
+  max_nodes expansions more; one it wins no longer pays the sweep's.
+  Memory: its 48-byte records, 24 bytes of links and heaps, and a table at
+  most half full: 3 x 10^7 positions in under 3 GiB.
 * Short lines.  A win found depth first comes with the detours of the line
   that found it (deal 220 above: 1,107 codes, safe moves included).  Its
   line is cut short before it is reported (``_shortcut``): the positions of
@@ -766,7 +784,8 @@ def max_nodes_doc(line_room: int, line_memory: str) -> str:
     costs, with the game's room for the line search (``SolverRules.line_room``) and what that takes."""
     return ("positions the solver may store before it answers unknown (about 60 to 90 bytes each, taken only as "
             "used: about 1 GB at the default, 2.4 GB at 30000000; a deal the first searches leave unknown goes "
-            f"on to the line search, which stores up to {line_room} x as many{line_memory}, and last to the sweep, "
+            f"on to the line search, which stores up to {line_room} x as many{line_memory}, then to the guide "
+            f"again with {GUIDE_ROOM} x as many, and last to the sweep, "
             f"which holds up to {SWEEP_LIVE} x as many: about 3.1 GiB at the default, and writes each position's "
             "link, 8 bytes, to a temporary file)")
 
@@ -1749,7 +1768,12 @@ LINE_DEPTH, LINE_MOVES = 1 << 22, 1 << 25
 BIG_TABLE = 1 << 26
 # The line search replaced the depth-first retries (module docstring, "The line search"): it wins the deals they
 # were kept for (Raglan, seed 99 deal 557; 7 columns 494) and deals none of the others decides.
-SEARCH_ORDERS = ((ORDER_GUIDE, False), (ORDER_STREAMLINED, True), (ORDER_LINE, True), (ORDER_SWEEP, True))
+# The long guide (module docstring, "The long guide"): the guide again from the start, with fresh atoms for its
+# second order, storing up to GUIDE_ROOM x max_nodes positions; after the line search, before the sweep.
+ORDER_LONG_GUIDE = 5
+GUIDE_ROOM = 3  # 6 columns deal 3419 (seed 99) is won in 16.2 M expansions; 3 x 10^7 stay under 3 GiB
+SEARCH_ORDERS = ((ORDER_GUIDE, False), (ORDER_STREAMLINED, True), (ORDER_LINE, True), (ORDER_LONG_GUIDE, False),
+                 (ORDER_SWEEP, True))
 # The sweep's budget (module docstring, "The sweep"): at most SWEEP_LIVE x max_nodes positions held at once, at
 # most SWEEP_TOTAL x max_nodes stored in all (each costs one expansion), every one with its parent link and move
 # (8 bytes), SWEEP_LINK_BUFFER of them in memory, written out to a temporary file each time they fill it.
@@ -2944,16 +2968,19 @@ class Workspace:
         self.sweep_fifo = fifo
 
     def release(self, order: int) -> None:
-        """Give back what the searches before touched and the next one, the line search or the sweep, does not use.
+        """Give back what the searches before touched and the next one (the line search, the long guide or the
+        sweep) does not use.
 
         These are the searches a deal gets only when the others leave it unknown, where the room they may take
         is the most any search takes (King Albert's line search: 5 x max_nodes), so a few mappings cost nothing
         beside them.  The table starts small again: a table the kernel outgrows is dropped there, but the one
         it started with stays alive while this workspace holds it, so the line search held the guide's 256 MiB
         table beside its own 1 GiB.  The guide's per-position arrays are mapped anew, untouched (229 MiB at
-        10^7), and so are the streamlined search's line and, before the sweep, the line search's (the line
-        search's records are re-mapped by :meth:`reserve_sweep`).  King Albert deal 1856 (seed 99): its line
-        search, 5 x 10^7 positions, peaked at 4,308 MiB without this.
+        10^7), and so are the streamlined search's line and, before the long guide and the sweep, the line
+        search's (its records are re-mapped by :meth:`reserve` at the long guide's room, or by
+        :meth:`reserve_sweep`).  King Albert deal 1856 (seed 99): its line
+        search, 5 x 10^7 positions, peaked at 4,308 MiB without this.  An earlier deal's sweep's per-record
+        arrays (about 1 GiB once touched) are dropped too, so neither of the others holds them beside its own.
         """
         self.table = np.zeros(4 * (1 << 14), dtype=np.uint64)
         self.gen = 0
@@ -2962,8 +2989,11 @@ class Workspace:
         self.heap = np.empty(self.heap.shape[0], dtype=np.int64)
         self.heap2 = np.empty(self.heap2.shape[0], dtype=np.int64)
         self.dfs = None
-        if order == ORDER_SWEEP:
+        if order in (ORDER_LONG_GUIDE, ORDER_SWEEP):
             self.line = None
+        # a sweep's per-record arrays, touched by an earlier deal's, mapped anew by reserve_sweep when next needed
+        self.lay, self.rid = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int32)
+        self.sweep_heap, self.sweep_fifo = np.zeros(1, dtype=np.int32), np.zeros(1, dtype=np.int32)
 
     def dfs_stack(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The streamlined search's line (positions, move stack, its bounds per depth, next move, move made),
@@ -3125,6 +3155,14 @@ class Workspace:
         self.probe.seen_gen = self.seen_gen
         return self.probe
 
+    def next_seen_gen(self) -> int:
+        """A new stamp for the second order's atoms (``seen``): every atom is unseen again."""
+        self.seen_gen += 1
+        if self.seen_gen > 65535:  # the stamps wrap: forget every deal's atoms once
+            self.seen[:] = 0
+            self.seen_gen = 1
+        return self.seen_gen
+
     def next_gen(self) -> int:
         self.gen += 1
         if self.gen > GEN_MAX:
@@ -3211,6 +3249,10 @@ def _begin(start: np.ndarray, rel: np.ndarray, params: np.ndarray, ws: Workspace
         ctl[C_RUNMIN], ctl[C_SPILL] = NONE_WAITING, SWEEP_SPILL_ROOM
         ctl[C_QPREV] = ctl[C_QLEV] = ctl[C_QHEAD] = ctl[C_QEND] = ctl[C_QTAIL] = 0
     else:
+        if order == ORDER_LONG_GUIDE:  # the guide again, in room of its own, its second order's atoms fresh
+            ws.release(order)
+            ws.reserve(int(params[P_MAXNODES]))
+            ws.next_seen_gen()
         _search_start(st, rel, params, ws.recs, ws.parent, ws.mcode, ws.heap, ws.table, ws.next_gen(), ctl, st,
                       np.zeros(0, dtype=np.int64))
     ctl[C_ORDER] = order
@@ -3307,10 +3349,7 @@ def solve_state(st: np.ndarray, rel: np.ndarray, rules: SolverRules, ws: Workspa
     ws.reserve(rules.max_nodes)
     limit = float(rules.max_seconds)
     nodes, best = 0, 0
-    ws.seen_gen += 1  # the second order's stamp for this deal
-    if ws.seen_gen > 65535:  # the stamps wrap: forget every deal's atoms once
-        ws.seen[:] = 0
-        ws.seen_gen = 1
+    ws.next_seen_gen()  # the second order's stamp for this deal
     won_in, won_params, won_ctl = ws, params, ctl  # the search that gave the verdict (the probe's, if it did)
     made = set()
     for order, single_cards in SEARCH_ORDERS:
@@ -3321,7 +3360,9 @@ def solve_state(st: np.ndarray, rel: np.ndarray, rules: SolverRules, ws: Workspa
         params[P_FRONTIER] = int(order == ORDER_SWEEP and _frontier(rules))
         share = STREAMLINED_SHARE if streamlined else RETRY_SHARE if order == ORDER_DEPTH_FIRST else 1
         room = rules.line_room or LINE_ROOM
-        params[P_MAXNODES] = max(1, rules.max_nodes * room if order == ORDER_LINE else rules.max_nodes // share)
+        params[P_MAXNODES] = max(1, rules.max_nodes * room if order == ORDER_LINE
+                                 else rules.max_nodes * GUIDE_ROOM if order == ORDER_LONG_GUIDE
+                                 else rules.max_nodes // share)
         if (order, int(params[P_SINGLE]), streamlined) in made:
             continue  # the same search again would give the same answer
         made.add((order, int(params[P_SINGLE]), streamlined))
@@ -3370,7 +3411,7 @@ def solve_state(st: np.ndarray, rel: np.ndarray, rules: SolverRules, ws: Workspa
         else:
             parent, mcode = won_in.links(int(won_ctl[C_ORDER]))
             sol = _solution(start, rel, won_params, parent, mcode, won_ctl[C_GOALP], won_ctl[C_GOALC])
-        if won_ctl[C_ORDER] != ORDER_GUIDE:  # a depth-first line keeps its detours, and so may the sweep's
+        if won_ctl[C_ORDER] not in (ORDER_GUIDE, ORDER_LONG_GUIDE):  # a depth-first line keeps its detours, and so may the sweep's
             line_params = won_params.copy()
             line_params[P_SINGLE] = _single_cards(rules, False)  # runs, where the rules move them
             sol = _shortcut(start, rel, line_params, sol)

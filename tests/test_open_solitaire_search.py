@@ -197,6 +197,34 @@ def test_the_retry_decides_a_deal_the_guide_left_unknown(monkeypatch):
     assert row["outcome"] == "won" and row["solution"] and row["nodes"] == both.nodes
 
 
+def test_the_long_guide_is_the_guide_with_more_room(monkeypatch):
+    """The long guide (module docstring, "The long guide") makes the search the guide would make with
+    GUIDE_ROOM x max_nodes: FreeCell with 2 cells, seed 99, at 20,000 positions, with the second order from 2,000
+    on (so its atoms matter): deal 27 is won and deal 52 proved unsolvable by it, in the expansions of the guide
+    alone at 60,000, after the guide's own unknown; the win replays through the checker.  A long guide that
+    kept the first guide's atoms (not fresh) would search in another order."""
+    import dataclasses
+
+    monkeypatch.setattr(osol, "STREAM_AT", 0)  # no probes: the guide's own expansions only
+    monkeypatch.setattr(osol, "PROBE_AT", 0)
+    monkeypatch.setattr(osol, "SECOND_AT", 2_000)
+    rules = dataclasses.replace(_srules("freecell", cells=2), max_nodes=20_000)
+    decks = seeded_deals(DECK_52, 99, 0, 53)
+    for index, verdict in ((27, WON), (52, UNSOLVABLE)):
+        with monkeypatch.context() as m:
+            m.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_GUIDE, False),))
+            short = osol.solve_deal(decks[index], rules)
+            roomy = osol.solve_deal(decks[index], dataclasses.replace(rules, max_nodes=20_000 * osol.GUIDE_ROOM))
+        assert short.outcome == UNKNOWN and roomy.outcome == verdict, index
+        monkeypatch.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_GUIDE, False), (osol.ORDER_LONG_GUIDE, False)))
+        both = osol.solve_deal(decks[index], rules)
+        assert (both.outcome, both.nodes) == (verdict, short.nodes + roomy.nodes), index
+        if verdict == WON:
+            g = get_game("freecell")
+            row = g.play_one(decks[index], g.rules(overrides={"cells": 2, "max_nodes": 20_000}), True).row
+            assert row["outcome"] == "won" and row["solution"] and row["nodes"] == both.nodes
+
+
 def test_second_order_really_takes_turns(monkeypatch):
     """With the second order from the start, the expansions differ from the guide alone on a real deal (else
     the test above would prove nothing about it), and the verdict does not."""
@@ -529,10 +557,10 @@ def test_a_game_sets_the_line_searchs_own_room(monkeypatch):
 
 
 def test_the_memory_given_back_before_the_last_searches_changes_no_verdict():
-    """Before the line search and the sweep the workspace gives back the table and arrays the searches before
-    touched (Workspace.release): deals that reach the sweep, solved one after another in one workspace, come out
-    as each does in a fresh one, and so do the easy deals solved in it after them."""
-    rules = _srules("freecell", cells=1, max_nodes=3_000)
+    """Before the line search, the long guide and the sweep the workspace gives back the table and arrays the
+    searches before touched (Workspace.release): deals that reach the sweep, solved one after another in one
+    workspace, come out as each does in a fresh one, and so do the easy deals solved in it after them."""
+    rules = _srules("freecell", cells=1, max_nodes=2_000)
     decks = seeded_deals(DECK_52, 99, 0, 6)
     ws = osol.Workspace()
     shared = [osol.solve_deal(d, rules, ws) for d in decks]
