@@ -221,14 +221,16 @@ The search (issue 11).
   would have made with that budget (a test holds the two to the same
   expansions).  It is the guide's kernel, so its verdicts are the guide's:
   a win is replayed by the checker, ``unsolvable`` only with both heaps
-  empty.  Why again, and why before the sweep: the guide's wins grow with
-  its room where the other searches' do not.  FreeCell with 6 columns deal
-  3419 (seed 99), unknown after every search and after the sweep's
-  2.9 x 10^8 expansions (fewest cards up first: the opposite of a win
-  finder's order), is won by the guide in 16.2 M expansions (133 CPU-s);
-  the line search with more room stays unknown where the guide does (2478
-  at 8.1 x 10^7).  A deal it cannot decide pays up to GUIDE_ROOM x
-  max_nodes expansions more; one it wins no longer pays the sweep's.
+  empty.  Why again, and why before the sweep: a deal's win may lie a
+  little past the guide's first room, and the sweep's order (fewest cards
+  up first) is the opposite of a win finder's.  FreeCell with 6 columns
+  deal 3419 (seed 99), unknown after every search and after the sweep's
+  2.9 x 10^8 expansions, is won by the guide in 16.2 M expansions (133
+  CPU-s), and King Albert deal 1856, unknown after every search, by the
+  long guide in 28 CPU-s of its own.  A deal it cannot decide pays up to
+  GUIDE_ROOM x max_nodes expansions more (FreeCell with 1 cell deal 3787:
+  404 CPU-s through every search before, 528 with it); one it wins no
+  longer pays the sweep's.
   Memory: its 48-byte records, 24 bytes of links and heaps, and a table at
   most half full: 3 x 10^7 positions in under 3 GiB.
 * Short lines.  A win found depth first comes with the detours of the line
@@ -3411,7 +3413,8 @@ def solve_state(st: np.ndarray, rel: np.ndarray, rules: SolverRules, ws: Workspa
         else:
             parent, mcode = won_in.links(int(won_ctl[C_ORDER]))
             sol = _solution(start, rel, won_params, parent, mcode, won_ctl[C_GOALP], won_ctl[C_GOALC])
-        if won_ctl[C_ORDER] not in (ORDER_GUIDE, ORDER_LONG_GUIDE):  # a depth-first line keeps its detours, and so may the sweep's
+        if won_ctl[C_ORDER] not in (ORDER_GUIDE, ORDER_LONG_GUIDE):  # a depth-first line keeps its detours,
+            # and so may the sweep's
             line_params = won_params.copy()
             line_params[P_SINGLE] = _single_cards(rules, False)  # runs, where the rules move them
             sol = _shortcut(start, rel, line_params, sol)
