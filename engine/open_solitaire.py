@@ -797,6 +797,13 @@ MAX_SECONDS_DOC = ("CPU seconds the solver may spend on one deal before it answe
                    "reproducible: a deal near the limit may get another verdict on another machine or load")
 MAX_SECONDS_HI = 86_400
 
+# The games' disk_positions switch: the sweep with its levels on disk (engine/disk_sweep.py), off by default
+DISK_POSITIONS_DOC = ("positions the sweep with its levels on disk may store, last, for a deal every other search "
+                      "leaves unknown (0: not run): an exhaustive search whose memory stays near 2 GiB however "
+                      "many, but which takes about 4 CPU-microseconds and 8 bytes of disk a position (plus its "
+                      "levels' files while they last): 10^9 is over an hour a deal")
+DISK_POSITIONS_HI = 10_000_000_000
+
 # --- position layout in one uint8 array -------------------------------------
 WIDTH = 64  # room per column; a column never holds more than 52 cards
 MAXCOLS = 10
@@ -2874,6 +2881,8 @@ class SolverRules:
     # the line search's room in units of max_nodes; 0 for the module's LINE_ROOM (a game whose unknowns more room
     # decides, within the 4 GiB a deal may use and the time its row may take, sets its own)
     line_room: int = 0
+    # positions the sweep with its levels on disk may store after every other search (0: it is not run)
+    disk_positions: int = 0
 
     def __post_init__(self) -> None:
         if not 0 <= self.cells <= MAXCELLS:
@@ -3401,7 +3410,17 @@ def solve_state(st: np.ndarray, rel: np.ndarray, rules: SolverRules, ws: Workspa
         if won_ctl is not ctl or ctl[C_OUTCOME] != UNKNOWN or timed_out:
             break
     sol = np.zeros(0, dtype=np.int64)
-    if won_ctl[C_OUTCOME] == WON and won_ctl[C_ORDER] in (ORDER_STREAMLINED, ORDER_LINE):  # its line is its stack
+    outcome = int(won_ctl[C_OUTCOME])
+    if outcome == UNKNOWN and not timed_out and rules.disk_positions > 0:  # last, the sweep on disk
+        on_disk = _sweep_on_disk(start, rel, rules, ws, c0)
+        nodes += on_disk.nodes
+        best = max(best, on_disk.best)
+        outcome = on_disk.outcome
+        if outcome == WON:
+            line_params = params.copy()
+            line_params[P_SINGLE] = _single_cards(rules, False)
+            sol = _shortcut(start, rel, line_params, on_disk.codes)
+    elif won_ctl[C_OUTCOME] == WON and won_ctl[C_ORDER] in (ORDER_STREAMLINED, ORDER_LINE):  # its line is its stack
         scode = won_in.stack(int(won_ctl[C_ORDER]))[4]
         sol = _replay(start, rel, won_params, scode[:int(won_ctl[C_DEPTH]) + 1].copy())
         line_params = won_params.copy()
@@ -3420,7 +3439,31 @@ def solve_state(st: np.ndarray, rel: np.ndarray, rules: SolverRules, ws: Workspa
             sol = _shortcut(start, rel, line_params, sol)
     ws.close_spill()
     seconds = time.perf_counter() - t0
-    return Solution(int(won_ctl[C_OUTCOME]), nodes, best, sol, seconds)
+    return Solution(outcome, nodes, best, sol, seconds)
+
+
+def sweep_params(rules: SolverRules) -> np.ndarray:
+    """The kernel's parameters for the sweep under ``rules``, as :func:`solve_state` sets them: single cards
+    where runs stand for them, no streamliners, levels freed where every move in a layer undoes."""
+    params = rules.params()
+    params[P_SINGLE] = _single_cards(rules, True)
+    params[P_EAGER] = params[P_SUITS] = params[P_LINE] = 0
+    params[P_FRONTIER] = int(_frontier(rules))
+    return params
+
+
+def _sweep_on_disk(start: np.ndarray, rel: np.ndarray, rules: SolverRules, ws: Workspace, c0: float) -> Any:
+    """The sweep with its levels on disk (engine/disk_sweep.py) from ``start``, up to ``rules.disk_positions``
+    stored, and within ``rules.max_seconds`` of CPU from ``c0`` if set.  The other searches' tables are given
+    back first, so that the two never hold memory at once."""
+    from engine.disk_sweep import disk_sweep  # it builds on this module's kernels
+
+    ws.close_spill()
+    ws.release(ORDER_SWEEP)
+    ws.records_of_width(REC_WORDS)
+    limit = float(rules.max_seconds)
+    stop = (lambda: time.process_time() - c0 >= limit) if limit > 0 else None
+    return disk_sweep(start, rel, sweep_params(rules), _frontier(rules), int(rules.disk_positions), stop=stop)
 
 
 def deal_position(deal: np.ndarray, rules: SolverRules) -> tuple[np.ndarray, np.ndarray]:

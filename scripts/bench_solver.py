@@ -16,7 +16,9 @@ Runs on one core, in this process:
      checker included) beside Solvitaire's (Blake and Gent; 2.1 GHz Broadwell) and one fifth of it (the
      target), the slowest deal, and the child's peak resident memory.  (--table-rows) picks rows by name;
      (--table-start) the first deal, to extend a row past the deals already run.
-     (--sweep "ROW:I,J") runs the last search, the sweep, alone on deals I, J of a row instead.
+     (--sweep "ROW:I,J") runs the last search, the sweep, alone on deals I, J of a row instead;
+     (--disk-sweep "ROW:I,J") the sweep with its levels on disk (engine/disk_sweep.py), alone, up to
+     --disk-positions stored, with a line of progress every minute of CPU and at every level of 5 x 10^6.
   6. (--perpetual-motion N) Perpetual Motion under strategy: solver, N seeded deals (seed 2009) for clarke,
      masten and pysolfc, each with direction as the preset has it and with `any`: won/unsolvable/unknown,
      the passes found, how often rounds_optimal was proven, the forced automaton beside it (dominance),
@@ -137,6 +139,49 @@ def sweep_section(row: str, indices: list[int], seed: int) -> None:
               f"peak {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024:,} MiB", flush=True)
 
 
+def disk_sweep_section(row: str, indices: list[int], seed: int, positions: int) -> None:
+    """The sweep with its levels on disk (engine/disk_sweep.py) alone on chosen seeded deals of one table row:
+    a line every minute of CPU and at every level of at least 5 x 10^6 positions (CPU seconds, the layer's
+    u + |S| and level, its positions, expanded and stored so far, rows written to disk, peak memory), then the
+    verdict; a win's line is replayed by the reference checker here."""
+    import importlib
+    import resource
+
+    from engine import open_solitaire as osol
+    from engine.disk_sweep import disk_sweep
+
+    game, over = next((g, o) for name, g, o, _, _ in TABLE_ROWS if name == row)
+    g = get_game(game)
+    mod = importlib.import_module(f"engine.games.{game}")
+    rules = g.rules(overrides=over)
+    srules = mod.SOLVER.solver_rules(rules)
+    print(f"the sweep on disk alone, row {row!r}, seed {seed}, up to {positions:,} positions", flush=True)
+    for index in indices:
+        deal = seeded_deals(g.deck, seed, index, 1)[0]
+        st, rel = osol.deal_position(deal, srules)
+        cpu0 = time.process_time()
+        last = [cpu0]
+
+        def progress(layer: int, depth: int, n: int, nodes: int, stored: int, written: int) -> None:
+            now = time.process_time()
+            if now - last[0] >= 60 or n >= 5_000_000:
+                last[0] = now
+                print(f"  {now - cpu0:7.0f} CPU-s  u+|S| {layer >> 52:3d} level {depth:3d}: {n:>11,}  expanded "
+                      f"{nodes:>13,}  stored {stored:>13,}  written {written:>13,}  peak "
+                      f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024:,} MiB", flush=True)
+
+        r = disk_sweep(st, rel, osol.sweep_params(srules), osol._frontier(srules), positions, progress=progress)
+        verdict = {WON: "won", UNSOLVABLE: "unsolvable"}.get(r.outcome, "unknown")
+        if r.outcome == WON:
+            ref_rules = mod.SOLVER.reference_rules(rules)
+            why = reference.check_solution(deal, ref_rules, osol.reference_moves(deal, ref_rules, r.codes))
+            verdict += f", line of {len(r.codes)} moves " + ("replayed by the checker" if why is None else
+                                                              f"REJECTED by the checker: {why}")
+        print(f"  deal {index}: {verdict}, {r.nodes:,} expanded, {r.stored:,} stored, largest level "
+              f"{r.peak_level:,}, {r.written:,} rows written, {time.process_time() - cpu0:.0f} CPU s, peak "
+              f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024:,} MiB", flush=True)
+
+
 def sweep_trace(row: str, index: int, seed: int, step: int, room: float = 0.0) -> None:
     """Where the sweep's room goes (engine/open_solitaire.py, "The sweep"): the sweep alone on one seeded deal
     of a table row, at the row's defaults (``room``: SWEEP_LIVE, if given), printing every ``step`` expansions
@@ -158,10 +203,7 @@ def sweep_trace(row: str, index: int, seed: int, step: int, room: float = 0.0) -
     osol._warm_up()
     ws = osol.Workspace()
     st, rel = osol.deal_position(seeded_deals(g.deck, seed, index, 1)[0], rules)
-    params = rules.params()  # as solve_state sets them for the sweep
-    params[osol.P_SINGLE] = osol._single_cards(rules, True)
-    params[osol.P_EAGER] = params[osol.P_SUITS] = params[osol.P_LINE] = 0
-    params[osol.P_FRONTIER] = int(osol._frontier(rules))
+    params = osol.sweep_params(rules)  # as solve_state sets them for the sweep
     params[osol.P_MAXNODES] = rules.max_nodes
     ctl = np.zeros(osol.CTL_SIZE, dtype=np.int64)
     cpu0 = time.process_time()
@@ -367,8 +409,15 @@ def main() -> None:
                     "e.g. 'freecell columns=6:2478:2000000'")
     ap.add_argument("--sweep-total", type=float, default=0.0, help="SWEEP_TOTAL for --sweep and --sweep-trace "
                     "(the positions the sweep may store in all, as a multiple of max_nodes)")
+    ap.add_argument("--disk-sweep", default="", help="ROW:I,J,...: the sweep with its levels on disk alone on deals "
+                    "I, J of a table row, e.g. 'freecell columns=6:3499'")
+    ap.add_argument("--disk-positions", type=float, default=3e9, help="positions --disk-sweep may store")
     args = ap.parse_args()
 
+    if args.disk_sweep:
+        row, _, indices = args.disk_sweep.rpartition(":")
+        disk_sweep_section(row, [int(i) for i in indices.split(",")], args.table_seed, int(args.disk_positions))
+        return
     if args.sweep_total:
         from engine import open_solitaire as osol
         osol.SWEEP_TOTAL = int(args.sweep_total) if args.sweep_total == int(args.sweep_total) else args.sweep_total

@@ -13,6 +13,8 @@ from engine.open_solitaire import (
     EMPTY_CODES,
     LAYOUT_IN_TURN,
     MAX_NODES_DOC,
+    DISK_POSITIONS_DOC,
+    DISK_POSITIONS_HI,
     MAX_SECONDS_DOC,
     MAX_SECONDS_HI,
     OpenGame,
@@ -40,6 +42,7 @@ class BakersGameRules:
                                choices=("any", "kings", "none"))
     max_nodes: int = switch(10_000_000, MAX_NODES_DOC, lo=1, hi=MAX_NODES_HI)
     max_seconds: int = switch(0, MAX_SECONDS_DOC, lo=0, hi=MAX_SECONDS_HI)
+    disk_positions: int = switch(0, DISK_POSITIONS_DOC, lo=0, hi=DISK_POSITIONS_HI)
 
 
 PRESETS: dict[str, dict] = {"standard": {}}
@@ -48,7 +51,7 @@ PRESETS: dict[str, dict] = {"standard": {}}
 def solver_rules(rules: BakersGameRules, build: int = BUILD_SUIT) -> SolverRules:
     return SolverRules(LAYOUT_IN_TURN, build, rules.cells, False, rules.sequence_move == "unlimited",
                        EMPTY_CODES[rules.empty_column], int(rules.max_nodes), columns=rules.columns,
-                       max_seconds=float(rules.max_seconds))
+                       max_seconds=float(rules.max_seconds), disk_positions=int(rules.disk_positions))
 
 
 def reference_rules(rules: BakersGameRules, build: str = "suit") -> reference.Rules:

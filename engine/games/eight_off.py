@@ -24,6 +24,8 @@ from engine.open_solitaire import (
     BUILD_SUIT,
     EMPTY_CODES,
     LAYOUT_IN_TURN,
+    DISK_POSITIONS_DOC,
+    DISK_POSITIONS_HI,
     MAX_SECONDS_DOC,
     MAX_SECONDS_HI,
     OpenGame,
@@ -55,6 +57,7 @@ class EightOffRules:
     sequence_move: str = switch("limited", SEQUENCE_DOC, choices=("limited", "unlimited"))
     max_nodes: int = switch(2_000_000, "positions the solver may store before it answers unknown", lo=1, hi=MAX_NODES_HI)
     max_seconds: int = switch(0, MAX_SECONDS_DOC, lo=0, hi=MAX_SECONDS_HI)
+    disk_positions: int = switch(0, DISK_POSITIONS_DOC, lo=0, hi=DISK_POSITIONS_HI)
 
     def __post_init__(self) -> None:
         check_prefilled(self)
@@ -72,7 +75,8 @@ def solver_rules_for(rules, columns: int) -> SolverRules:
     """The solver's rules of Eight Off or Seahaven Towers (``rules``: either's record) with ``columns`` columns."""
     return SolverRules(LAYOUT_IN_TURN, BUILD_SUIT, rules.cells, False, rules.sequence_move == "unlimited",
                        EMPTY_CODES[rules.empty_column], int(rules.max_nodes), columns=columns,
-                       prefilled=rules.prefilled_cells, max_seconds=float(rules.max_seconds))
+                       prefilled=rules.prefilled_cells,
+                       max_seconds=float(rules.max_seconds), disk_positions=int(rules.disk_positions))
 
 
 def reference_rules_for(rules, columns: int) -> reference.Rules:

@@ -29,6 +29,8 @@ from engine.open_solitaire import (
     BUILD_ALTERNATE,
     EMPTY_CODES,
     LAYOUT_IN_TURN,
+    DISK_POSITIONS_DOC,
+    DISK_POSITIONS_HI,
     MAX_SECONDS_DOC,
     MAX_SECONDS_HI,
     P_W,
@@ -72,6 +74,7 @@ class KingAlbertRules:
                                "one), none", choices=("any", "kings", "none"))
     max_nodes: int = switch(10_000_000, max_nodes_doc(LINE_ROOM, LINE_MEMORY), lo=1, hi=MAX_NODES_HI)
     max_seconds: int = switch(0, MAX_SECONDS_DOC, lo=0, hi=MAX_SECONDS_HI)
+    disk_positions: int = switch(0, DISK_POSITIONS_DOC, lo=0, hi=DISK_POSITIONS_HI)
     # Every combination of these switches is a playable game, so there is no __post_init__ check.
 
 
@@ -122,7 +125,7 @@ def solver_rules(rules: KingAlbertRules) -> KingAlbertSolverRules:
         reserve=True,
         worrying_back=bool(rules.worrying_back),
         single_card=rules.move_unit == "card",
-        max_seconds=float(rules.max_seconds),
+        max_seconds=float(rules.max_seconds), disk_positions=int(rules.disk_positions),
         line_room=LINE_ROOM,
     )
 

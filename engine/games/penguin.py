@@ -17,6 +17,8 @@ from engine.open_solitaire import (
     EMPTY_NONE,
     EMPTY_TOP_RANK,
     LAYOUT_PENGUIN,
+    DISK_POSITIONS_DOC,
+    DISK_POSITIONS_HI,
     MAX_SECONDS_DOC,
     MAX_SECONDS_HI,
     OpenGame,
@@ -47,6 +49,7 @@ class PenguinRules:
     wrap: bool = switch(True, "true: ranks are circular in the tableau (a card of rank beak-1 on the beak, a King on an Ace)")
     max_nodes: int = switch(2_000_000, "positions the solver may store before it answers unknown", lo=1, hi=MAX_NODES_HI)
     max_seconds: int = switch(0, MAX_SECONDS_DOC, lo=0, hi=MAX_SECONDS_HI)
+    disk_positions: int = switch(0, DISK_POSITIONS_DOC, lo=0, hi=DISK_POSITIONS_HI)
 
 
 PRESETS: dict[str, dict] = {"parlett": {}}
@@ -56,7 +59,8 @@ _EMPTY = {"any": EMPTY_ANY, "beak_minus_one": EMPTY_TOP_RANK, "none": EMPTY_NONE
 
 def solver_rules(rules: PenguinRules) -> SolverRules:
     return SolverRules(LAYOUT_PENGUIN, BUILD_SUIT, rules.cells, bool(rules.wrap), rules.sequence_move == "unlimited",
-                       _EMPTY[rules.empty_column], int(rules.max_nodes), max_seconds=float(rules.max_seconds))
+                       _EMPTY[rules.empty_column], int(rules.max_nodes),
+                       max_seconds=float(rules.max_seconds), disk_positions=int(rules.disk_positions))
 
 
 def reference_rules(rules: PenguinRules) -> reference.Rules:

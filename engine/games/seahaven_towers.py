@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from engine.games.bakers_game import MAX_NODES_HI
 from engine.games.eight_off import EMPTY_DOC, PREFILLED_DOC, SEQUENCE_DOC, check_prefilled, dealt_cells_game
-from engine.open_solitaire import MAX_SECONDS_DOC, MAX_SECONDS_HI
+from engine.open_solitaire import DISK_POSITIONS_DOC, DISK_POSITIONS_HI, MAX_SECONDS_DOC, MAX_SECONDS_HI
 from engine.rules import switch
 
 COLUMNS = 10
@@ -30,6 +30,7 @@ class SeahavenTowersRules:
     sequence_move: str = switch("limited", SEQUENCE_DOC, choices=("limited", "unlimited"))
     max_nodes: int = switch(2_000_000, "positions the solver may store before it answers unknown", lo=1, hi=MAX_NODES_HI)
     max_seconds: int = switch(0, MAX_SECONDS_DOC, lo=0, hi=MAX_SECONDS_HI)
+    disk_positions: int = switch(0, DISK_POSITIONS_DOC, lo=0, hi=DISK_POSITIONS_HI)
 
     def __post_init__(self) -> None:
         check_prefilled(self)

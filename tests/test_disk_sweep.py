@@ -1,0 +1,98 @@
+"""The sweep with its levels on disk (engine/disk_sweep.py), held to the plain exhaustive search."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from engine import disk_sweep as ds
+from engine import open_solitaire as osol
+from engine.cards import DECK_52
+from engine.deals import seeded_deals
+from engine.outcomes import UNKNOWN, UNSOLVABLE, WON
+from engine.position_table import words_hash
+from engine.registry import get_game
+from test_open_solitaire_search import _srules
+
+# Unsolvable deals (seed 99) and how many positions the plain exhaustive search reaches from each (the guide run to
+# its end: the numbers tests/test_sweep_runs.py holds the sweep in memory to).  FreeCell's empty columns take any
+# card (every move within a layer undoes: levels d - 1 and d are all a child can meet); Baker's Game deal 6 too.
+UNSOLVABLE_DEALS = [
+    ("freecell", {"cells": 1}, 16, 25_831),
+    ("bakers_game", {}, 6, 6_703),
+    ("freecell", {"columns": 6, "sequence_move": "unlimited"}, 15, 11_635),
+    ("freecell", {"cells": 1, "empty_column": "kings"}, 2, None),  # not frontier: every level of a layer is kept
+]
+
+
+def _position(game: str, over: dict, seed: int, deal_no: int):
+    rules = _srules(game, **over)
+    st, rel = osol.deal_position(seeded_deals(DECK_52, seed, deal_no, 1)[0], rules)
+    return rules, st, rel
+
+
+@pytest.mark.parametrize("game, over, deal_no, reachable", UNSOLVABLE_DEALS)
+def test_each_position_is_expanded_once_in_memory_and_through_files(game, over, deal_no, reachable, monkeypatch):
+    """Unsolvable, having expanded and stored every position the plain exhaustive search reaches, each once: with
+    everything in memory, and with every part of more than 300 rows written out and at most 40 deduplicated at
+    once (the larger levels cut into many bucket groups).  Where empty columns take Kings only, the count is the
+    sweep's in memory, alone and run to its end (it expands each position once: tests/test_sweep_runs.py)."""
+    rules, st, rel = _position(game, over, 99, deal_no)
+    params = osol.sweep_params(rules)
+    frontier = osol._frontier(rules)
+    assert frontier == (over.get("empty_column", "any") == "any")
+    whole = ds.disk_sweep(st, rel, params, frontier, 10**9)
+    small = ds.disk_sweep(st, rel, params, frontier, 10**9, memory_rows=300, dedup_rows=40)
+    assert whole.written == 0 and small.written > 0 and small.peak_level > 40
+    if reachable is None:
+        monkeypatch.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, True),))
+        memory = osol.solve_state(st, rel, dataclasses.replace(rules, max_nodes=20_000))  # room for 106,000 live
+        assert memory.outcome == UNSOLVABLE and memory.nodes > 10_000
+        reachable = memory.nodes
+    for r in (whole, small):
+        assert (r.outcome, r.nodes, r.stored) == (UNSOLVABLE, reachable, reachable)
+
+
+def test_a_win_comes_with_its_line_and_the_checker_replays_it(monkeypatch):
+    """Penguin (seed 1 deal 0), left unknown by the sweep in memory with room for 5,300 positions, is won by the
+    sweep on disk in the sweep's own 238,632 expansions (the same layers and levels: tests/test_sweep_runs.py),
+    with its parts written out; its line, read back through the links file, is replayed by play_one's checker
+    (every win is)."""
+    monkeypatch.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, True),))
+    monkeypatch.setattr(osol, "SWEEP_SPILL_ROOM", 0)
+    monkeypatch.setattr(ds, "MEMORY_ROWS", 2_000)
+    g = get_game("penguin")
+    deal = seeded_deals(DECK_52, 1, 0, 1)[0]
+    alone = g.play_one(deal, g.rules(overrides={"max_nodes": 1_000}), False).row
+    assert alone["outcome"] == "unknown"
+    row = g.play_one(deal, g.rules(overrides={"max_nodes": 1_000, "disk_positions": 10**6}), False).row
+    assert row["outcome"] == "won" and row["solution"]
+    assert row["nodes"] == alone["nodes"] + 238_632
+
+
+def test_the_caps_end_it_unknown(monkeypatch):
+    """Unknown once more than ``total_cap`` positions are stored, or as soon as ``stop`` answers true (the
+    max_seconds hook), and with disk_positions 0 the sweep on disk is never run."""
+    rules, st, rel = _position("freecell", {"cells": 1}, 99, 16)
+    params = osol.sweep_params(rules)
+    capped = ds.disk_sweep(st, rel, params, True, 5_000)
+    assert capped.outcome == UNKNOWN and 5_000 < capped.stored < 25_831
+    stopped = ds.disk_sweep(st, rel, params, True, 10**9, stop=lambda: True)
+    assert stopped.outcome == UNKNOWN and stopped.nodes <= ds.PIECE
+    calls = []
+    monkeypatch.setattr(osol, "_sweep_on_disk", lambda *a: calls.append(a))
+    monkeypatch.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_GUIDE, False),))
+    assert osol.solve_state(st, rel, dataclasses.replace(rules, max_nodes=100)).outcome == UNKNOWN and not calls
+
+
+def test_fresh_finds_copies_word_by_word():
+    """The deduplication kernel keeps the first copy of each candidate not among the old records, comparing
+    records word by word (a table of 16 slots for 8 rows: probes run into each other)."""
+    old = np.array([[1, 2], [3, 4]], dtype=np.uint64)
+    cand = np.array([[3, 4], [5, 6], [1, 3], [5, 6], [1, 2], [7, 8]], dtype=np.uint64)
+    hashes = np.array([words_hash(r, 2) for r in cand], dtype=np.uint64)
+    keep = ds._fresh(cand, hashes, old, 2)
+    assert keep.tolist() == [False, True, True, False, False, True]
+    assert ds._fresh(cand, hashes, old[:0], 2).tolist() == [True, True, True, False, True, True]
