@@ -37,11 +37,10 @@ levels are closed as soon as no candidate can meet them again (two levels on, or
 
 from __future__ import annotations
 
-import heapq
 import os
 import tempfile
-from dataclasses import dataclass, field
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import IO
 
 import numba as nb
@@ -55,22 +54,22 @@ NBUCKETS = 256  # a record's bucket: the top 8 bits of its hash (the slots below
 BUCKET_SHIFT = 56
 CODE_BITS = 12  # a link: parent number << CODE_BITS | the move's code (codes are below 2^12: CODE_MASK)
 NO_PARENT = np.uint64(np.iinfo(np.uint64).max)  # the root's link
-OUT_ROWS = 1 << 16  # children the expansion kernel writes before it returns to have them filed
+OUT_ROWS = 1 << 16  # children of each kind the expansion kernel writes before it returns to have them filed
 PIECE = 1 << 16  # records of a level read and expanded at once
 MEMORY_ROWS = 1 << 22  # rows of one kind (candidates, a level, pending positions) kept in memory before files
-DEDUP_ROWS = 1 << 24  # candidates and old records deduplicated together at most (one group of buckets; at least
+DEDUP_ROWS = 1 << 23  # candidates and old records deduplicated together at most (one group of buckets; at least
 # one bucket, however large)
 
+# Every row is a run of uint64 words: a level's (record, hash), a candidate's (record, hash, link), a pending
+# position's (layer key, record, hash, link); nw is the record's width in words.
 
-@dataclass
+
 class _Part:
-    """Rows sorted by bucket: (links,) records and hashes, in memory or in a temporary file, with the row where
+    """Rows sorted by bucket (hash at column ``hcol``), in memory or in a temporary file, with the row where
     each bucket starts (``starts[b]``; ``starts[NBUCKETS]`` is the row count)."""
 
-    starts: np.ndarray
-    dtype: np.dtype
-    rows: np.ndarray | None = None  # in memory
-    file: IO[bytes] | None = None  # or written out
+    def __init__(self, starts: np.ndarray, width: int, rows: np.ndarray | None, file: IO[bytes] | None) -> None:
+        self.starts, self.width, self.rows, self.file = starts, width, rows, file
 
     @property
     def n(self) -> int:
@@ -80,8 +79,7 @@ class _Part:
         """Rows lo..hi-1."""
         if self.rows is not None:
             return self.rows[lo:hi]
-        size = self.dtype.itemsize
-        return np.frombuffer(os.pread(self.file.fileno(), (hi - lo) * size, lo * size), dtype=self.dtype)
+        return _pread_rows(self.file, lo, hi, self.width)
 
     def buckets(self, b0: int, b1: int) -> np.ndarray:
         """The rows of buckets b0..b1-1."""
@@ -93,30 +91,64 @@ class _Part:
         self.rows = self.file = None
 
 
-def _buckets_of(rows: np.ndarray) -> np.ndarray:
-    return (rows["hash"] >> np.uint64(BUCKET_SHIFT)).astype(np.int64)
+def _pread_rows(f: IO[bytes], lo: int, hi: int, width: int) -> np.ndarray:
+    """Rows lo..hi-1 of a file of rows ``width`` words wide (plain reads: pages of a mapped file that were read
+    would count in the process's resident memory)."""
+    size = 8 * width
+    want, got, at = (hi - lo) * size, [], lo * size
+    while want > 0:  # a read returns at most about 2 GB
+        b = os.pread(f.fileno(), min(want, 1 << 30), at)
+        got.append(b)
+        want -= len(b)
+        at += len(b)
+    return np.frombuffer(b"".join(got) if len(got) != 1 else got[0], dtype=np.uint64).reshape(-1, width)
+
+
+def _temp_file(rows: np.ndarray | None = None) -> IO[bytes]:
+    f = tempfile.TemporaryFile(prefix="patience-disk-sweep-")
+    if rows is not None:
+        f.write(rows.tobytes())
+        f.flush()
+    return f
+
+
+@nb.njit(cache=True)
+def _bucket_sort(rows, hcol):
+    """``rows`` sorted by bucket (a counting sort: stable) and each bucket's row count."""
+    counts = np.zeros(NBUCKETS, dtype=np.int64)
+    for r in range(rows.shape[0]):
+        counts[rows[r, hcol] >> np.uint64(BUCKET_SHIFT)] += 1
+    at = np.zeros(NBUCKETS, dtype=np.int64)
+    for b in range(1, NBUCKETS):
+        at[b] = at[b - 1] + counts[b - 1]
+    out = np.empty_like(rows)
+    for r in range(rows.shape[0]):
+        b = rows[r, hcol] >> np.uint64(BUCKET_SHIFT)
+        out[at[b]] = rows[r]
+        at[b] += 1
+    return out, counts
 
 
 class _PartWriter:
-    """A part made from rows that come sorted by bucket (each lot's buckets no lower than the lot's before): in
+    """A part made from lots of rows each sorted by bucket, each lot's buckets no lower than the lot's before: in
     memory until it passes ``memory_rows``, then written out as it comes, so that it is never all in memory."""
 
-    def __init__(self, dtype: np.dtype, memory_rows: int) -> None:
-        self.dtype, self.memory_rows = dtype, memory_rows
+    def __init__(self, width: int, memory_rows: int) -> None:
+        self.width, self.memory_rows = width, memory_rows
         self.lots: list[np.ndarray] = []
         self.counts = np.zeros(NBUCKETS, dtype=np.int64)
         self.file: IO[bytes] | None = None
         self.n = 0
 
-    def add(self, rows: np.ndarray) -> None:
-        self.counts += np.bincount(_buckets_of(rows), minlength=NBUCKETS)
+    def add(self, rows: np.ndarray, counts: np.ndarray) -> None:
+        self.counts += counts
         if self.file is None and self.n + rows.shape[0] > self.memory_rows:
-            self.file = tempfile.TemporaryFile(prefix="patience-disk-sweep-")
+            self.file = _temp_file()
             for lot in self.lots:
                 self.file.write(lot.tobytes())
             self.lots = []
         if self.file is not None:
-            self.file.write(rows.tobytes())
+            self.file.write(np.ascontiguousarray(rows).tobytes())
         else:
             self.lots.append(rows)
         self.n += rows.shape[0]
@@ -126,34 +158,37 @@ class _PartWriter:
         starts[1:] = np.cumsum(self.counts)
         if self.file is not None:
             self.file.flush()
-            return _Part(starts, self.dtype, file=self.file)
-        rows = np.concatenate(self.lots) if self.lots else np.zeros(0, dtype=self.dtype)
-        return _Part(starts, self.dtype, rows=rows)
+            return _Part(starts, self.width, None, self.file)
+        rows = np.concatenate(self.lots) if self.lots else np.zeros((0, self.width), dtype=np.uint64)
+        return _Part(starts, self.width, rows, None)
 
 
-def _part(rows: np.ndarray, memory_rows: int) -> _Part:
-    """A part of ``rows`` (with field "hash"), sorted by bucket here, written out when more than
+def _part(rows: np.ndarray, hcol: int, memory_rows: int) -> _Part:
+    """A part of ``rows`` (their hash at column ``hcol``), sorted by bucket here, written out when more than
     ``memory_rows``."""
-    w = _PartWriter(rows.dtype, memory_rows)
-    w.add(rows[np.argsort(_buckets_of(rows), kind="stable")])
+    w = _PartWriter(rows.shape[1], memory_rows)
+    w.add(*_bucket_sort(rows, hcol))
     return w.done()
 
 
 class _Chunk:
-    """Pending rows sorted by key, from ``cursor`` on still waiting: in memory, or written out."""
+    """Pending rows sorted by layer key (column 0), from ``cursor`` on still waiting: in memory, or written out."""
 
-    def __init__(self, rows: np.ndarray | None, file: IO[bytes] | None, n: int, dtype: np.dtype) -> None:
-        self.rows, self.file, self.n, self.dtype, self.cursor = rows, file, n, dtype, 0
+    def __init__(self, rows: np.ndarray | None, file: IO[bytes] | None, n: int, width: int) -> None:
+        self.rows, self.file, self.n, self.width, self.cursor = rows, file, n, width, 0
+
+    def left(self) -> int:
+        return self.n - self.cursor
 
     def key(self, i: int) -> int:
         if self.rows is not None:
-            return int(self.rows["key"][i])
-        return int.from_bytes(os.pread(self.file.fileno(), 8, i * self.dtype.itemsize), "little", signed=True)
+            return int(self.rows[i, 0])
+        return int.from_bytes(os.pread(self.file.fileno(), 8, 8 * i * self.width), "little")
 
     def past(self, key: int) -> int:
         """The first row from the cursor on whose key is above ``key``."""
         if self.rows is not None:
-            return self.cursor + int(np.searchsorted(self.rows["key"][self.cursor:], key, side="right"))
+            return self.cursor + int(np.searchsorted(self.rows[self.cursor:, 0], np.uint64(key), side="right"))
         lo, hi = self.cursor, self.n  # a binary search, 8 bytes read a step
         while lo < hi:
             mid = (lo + hi) // 2
@@ -166,11 +201,7 @@ class _Chunk:
     def read(self, lo: int, hi: int) -> np.ndarray:
         if self.rows is not None:
             return self.rows[lo:hi]
-        size = self.dtype.itemsize
-        return np.frombuffer(os.pread(self.file.fileno(), (hi - lo) * size, lo * size), dtype=self.dtype)
-
-    def left(self) -> int:
-        return self.n - self.cursor
+        return _pread_rows(self.file, lo, hi, self.width)
 
     def close(self) -> None:
         if self.file is not None:
@@ -178,44 +209,43 @@ class _Chunk:
         self.rows = self.file = None
 
 
-class _Pending:
-    """Positions waiting for a higher layer, as chunks of (key, record, hash, link) sorted by key; taken layer
-    by layer, least key first.  The chunks in memory are merged two by two as a binary counter does (a chunk is
-    merged into the one before once it is at least half its size: at most about log2 of them), and all written
-    out as one chunk once they pass ``memory_rows``."""
+def _by_key(parts: list[np.ndarray]) -> np.ndarray:
+    """Rows sorted by layer key (column 0), stable (timsort: sorted runs merge in linear time)."""
+    rows = parts[0] if len(parts) == 1 else np.concatenate(parts)
+    return rows[np.argsort(rows[:, 0], kind="stable")]
 
-    def __init__(self, dtype: np.dtype, memory_rows: int) -> None:
-        self.dtype, self.memory_rows = dtype, memory_rows
+
+class _Pending:
+    """Positions waiting for a higher layer, as chunks of rows sorted by layer key; taken layer by layer, least
+    key first.  The chunks in memory are merged two by two as a binary counter does (a chunk is merged into the
+    one before once it is at least half its size: at most about log2 of them), and all written out as one chunk
+    once they pass ``memory_rows``."""
+
+    def __init__(self, width: int, memory_rows: int) -> None:
+        self.width, self.memory_rows = width, memory_rows
         self.memory: list[_Chunk] = []
         self.files: list[_Chunk] = []
         self.written = 0  # rows written out in all
 
-    def _sorted(self, parts: list[np.ndarray]) -> np.ndarray:
-        rows = np.concatenate(parts)
-        return rows[np.argsort(rows["key"], kind="stable")]  # timsort: sorted runs merge in linear time
-
     def add(self, rows: np.ndarray) -> None:
         if rows.shape[0] == 0:
             return
-        self.memory.append(_Chunk(self._sorted([rows]), None, rows.shape[0], self.dtype))
+        self.memory.append(_Chunk(_by_key([rows]), None, rows.shape[0], self.width))
         while len(self.memory) > 1 and 2 * self.memory[-1].left() >= self.memory[-2].left():
             b, a = self.memory.pop(), self.memory.pop()
-            rows = self._sorted([a.rows[a.cursor:], b.rows[b.cursor:]])
-            self.memory.append(_Chunk(rows, None, rows.shape[0], self.dtype))
+            rows = _by_key([a.rows[a.cursor:], b.rows[b.cursor:]])
+            self.memory.append(_Chunk(rows, None, rows.shape[0], self.width))
         if sum(c.left() for c in self.memory) > self.memory_rows:
-            rows = self._sorted([c.rows[c.cursor:] for c in self.memory])
+            rows = _by_key([c.rows[c.cursor:] for c in self.memory])
             self.memory = []
-            f = tempfile.TemporaryFile(prefix="patience-disk-sweep-pending-")
-            f.write(rows.tobytes())
-            f.flush()
-            self.files.append(_Chunk(None, f, rows.shape[0], self.dtype))
+            self.files.append(_Chunk(None, _temp_file(rows), rows.shape[0], self.width))
             self.written += rows.shape[0]
 
     def least(self) -> int | None:
         """The least key waiting, or None."""
         return min((c.key(c.cursor) for c in self.memory + self.files), default=None)
 
-    def take(self, key: int, piece: int):
+    def take(self, key: int, piece: int) -> Iterator[np.ndarray]:
         """Every row of ``key`` (the least waiting), in pieces of at most ``piece`` rows."""
         for c in self.memory + self.files:
             end = c.past(key)
@@ -250,47 +280,102 @@ def _groups(counts: np.ndarray, most: int) -> list[tuple[int, int]]:
     return out
 
 
+LAYER_CARDS = (1 << 52) - 1  # a layer key's low 52 bits: the cards not blocked
+
+
+def up_masks(rel: np.ndarray) -> np.ndarray:
+    """``masks[s, h]``: the cards of suit s on its foundation when it holds h cards (card c is there when its
+    relative rank ``rel[c]`` is below h), as 52 bits."""
+    masks = np.zeros((4, 14), dtype=np.int64)
+    for c in range(52):
+        masks[c // 13, int(rel[c]) + 1:] |= np.int64(1) << np.int64(c)
+    return masks
+
+
+@nb.njit(cache=True, inline="always")
+def _popcount(x):
+    x = x - ((x >> np.int64(1)) & np.int64(0x5555555555555555))
+    x = (x & np.int64(0x3333333333333333)) + ((x >> np.int64(2)) & np.int64(0x3333333333333333))
+    x = (x + (x >> np.int64(4))) & np.int64(0x0F0F0F0F0F0F0F0F)
+    return (x * np.int64(0x0101010101010101)) >> np.int64(56)
+
+
+@nb.njit(cache=True, inline="always")
+def _layer_after(blocked, code, st, masks, params):
+    """The layer key (``_sweep_layer``) of a child ``st``, made by the move whose code is ``code`` (head card x 64
+    + target) from a position whose blocked cards are ``blocked``, with its safe moves, without looking at its
+    columns.  Claim: the child's blocked cards are the parent's less the head and less the cards now up.  Proof
+    (the sweep's, engine/open_solitaire.py, "The sweep"): no move makes a card blocked, and a blocked card stays
+    so until it moves, with the card under it; a move moves one blocked card at most, its head (the cards above
+    a run's head each lie on a card they build on), and the safe moves after it move cards up only.  A card
+    played back from a foundation was not blocked, nor is any card in a cell.  The cards up are read off the
+    foundations' heights (``masks``: :func:`up_masks`); the kept cards up as ``_sweep_layer`` counts them."""
+    blocked &= ~(np.int64(1) << (code >> np.int64(6)))
+    f0, f1 = np.int64(st[osol.O_FND]), np.int64(st[osol.O_FND + 1])
+    f2, f3 = np.int64(st[osol.O_FND + 2]), np.int64(st[osol.O_FND + 3])
+    blocked &= ~(masks[0, f0] | masks[1, f1] | masks[2, f2] | masks[3, f3])
+    up = f0 + f1 + f2 + f3
+    if params[osol.P_WORRY] != 0:
+        m = min(min(f0, f1), min(f2, f3))
+        up = min(f0, m + 1) + min(f1, m + 1) + min(f2, m + 1) + min(f3, m + 1)
+    return ((up + 52 - _popcount(blocked)) << np.int64(52)) | (np.int64(LAYER_CARDS) ^ blocked)
+
+
 @nb.njit(cache=True)
-def _expand(recs, i0, first_id, ref, frame, rel, params, out_recs, out_keys, out_links, out_hash):
-    """Expand records i0.. of ``recs`` (numbered first_id + i), their children into the out arrays (record,
-    layer key, link, hash) until the records end or the out arrays might not hold the next one's children.
-    Returns (the next record, children written, the most cards up, the winning record's number or -1 and the
-    winning move's code)."""
+def _expand(recs, i0, first_id, ref, frame, rel, params, layer, masks, same, up):
+    """Expand records i0.. of ``recs`` (numbered first_id + i) until they end or the out arrays might not hold
+    the next one's children: each child in ``layer`` into ``same`` (record, hash, link), each in a higher layer
+    into ``up`` (layer key, record, hash, link).  Returns (the next record, rows in same, rows in up, the most
+    cards up, the winning record's number or -1, the winning move's code, 1 if a child's layer key was below
+    ``layer``: never, by the sweep's claim).  Every record is in ``layer``, whose low bits say which cards are
+    not blocked: each child's key is found from them (:func:`_layer_after`)."""
+    blocked = np.int64(LAYER_CARDS) ^ (layer & np.int64(LAYER_CARDS))
     empty_out, mv, order, cur, kids, encs, codes, kinds, hashes = osol._expansion_buffers()
     table = np.zeros(1, dtype=np.uint64)
     nw = frame[osol.F_WORDS]
-    n = 0
+    ns = nu = 0
     best = 0
     i = i0
     while i < recs.shape[0]:
-        if n + mv.shape[0] > out_recs.shape[0]:
+        if ns + mv.shape[0] > same.shape[0] or nu + mv.shape[0] > up.shape[0]:
             break
         osol._decode_frame(recs[i], ref, frame, params, cur)
         nm = osol._gen_moves(cur, rel, params, mv)
+        link = np.uint64(first_id + i) << np.uint64(CODE_BITS)
         for q0 in range(0, nm, osol.KID_CHUNK):
             q1 = min(nm, q0 + osol.KID_CHUNK)
             f, won, _ = osol._prepare_children(cur, mv, q0, q1, kids, encs, hashes, codes, kinds, False, rel,
                                                 params, order, table, empty_out, ref, frame)
             best = max(best, f)
             if won >= 0:
-                return i, n, best, first_id + i, codes[won - q0]
+                return i, ns, nu, best, first_id + i, codes[won - q0], 0
             for q in range(q0, q1):
                 w = encs[q - q0].view(np.uint64)
-                for t in range(nw):
-                    out_recs[n, t] = w[t]
-                out_keys[n] = osol._sweep_layer(kids[q - q0], rel, params)
-                out_links[n] = (np.uint64(first_id + i) << np.uint64(CODE_BITS)) | np.uint64(codes[q - q0])
-                out_hash[n] = hashes[q - q0]
-                n += 1
+                key = _layer_after(blocked, codes[q - q0], kids[q - q0], masks, params)
+                if key < layer:
+                    return i, ns, nu, best, np.int64(-1), np.int64(0), 1
+                if key == layer:
+                    for t in range(nw):
+                        same[ns, t] = w[t]
+                    same[ns, nw] = hashes[q - q0]
+                    same[ns, nw + 1] = link | np.uint64(codes[q - q0])
+                    ns += 1
+                else:
+                    up[nu, 0] = np.uint64(key)
+                    for t in range(nw):
+                        up[nu, 1 + t] = w[t]
+                    up[nu, nw + 1] = hashes[q - q0]
+                    up[nu, nw + 2] = link | np.uint64(codes[q - q0])
+                    nu += 1
         i += 1
-    return i, n, best, np.int64(-1), np.int64(0)
+    return i, ns, nu, best, np.int64(-1), np.int64(0), 0
 
 
 @nb.njit(cache=True)
-def _fresh(cand, cand_hash, old, nw):
-    """Which candidates are new: not among ``old`` (records) nor an earlier candidate.  An open-addressing
-    set of row numbers (old rows first, then the candidates kept), slots by the hash's low bits, records
-    compared word by word.  Returns a boolean mask over the candidates."""
+def _fresh(cand, old, nw):
+    """Which candidates (rows: record, hash, ...) are new: not among the ``old`` rows' records nor an earlier
+    candidate's.  An open-addressing set of row numbers (old rows first, then the candidates kept), slots by the
+    hash's low bits, records compared word by word.  Returns a boolean mask over the candidates."""
     total = old.shape[0] + cand.shape[0]
     size = 16
     while size < 2 * total:
@@ -298,20 +383,20 @@ def _fresh(cand, cand_hash, old, nw):
     mask = np.uint64(size - 1)
     slots = np.full(size, -1, dtype=np.int64)
     for r in range(old.shape[0]):
-        s = words_hash(old[r], nw) & mask
+        s = old[r, nw] & mask
         while slots[s] >= 0:
             s = (s + np.uint64(1)) & mask
         slots[s] = r
     keep = np.zeros(cand.shape[0], dtype=np.bool_)
     for j in range(cand.shape[0]):
-        s = cand_hash[j] & mask
+        s = cand[j, nw] & mask
         found = False
         while slots[s] >= 0:
             e = slots[s]
-            row = old[e] if e < old.shape[0] else cand[e - old.shape[0]]
             same = True
             for t in range(nw):
-                if row[t] != cand[j, t]:
+                x = old[e, t] if e < old.shape[0] else cand[e - old.shape[0], t]
+                if x != cand[j, t]:
                     same = False
                     break
             if same:
@@ -327,8 +412,8 @@ def _fresh(cand, cand_hash, old, nw):
 @dataclass
 class DiskSweepResult:
     """The verdict (WON, UNSOLVABLE or UNKNOWN), positions expanded and stored, the most cards up, the winning
-    line's codes from the start (the safe moves in: :func:`engine.open_solitaire._replay`) and what went to
-    disk."""
+    line's codes from the start (the safe moves in: :func:`engine.open_solitaire._replay`), the rows written to
+    disk and the largest level."""
 
     outcome: int
     nodes: int
@@ -343,14 +428,14 @@ class _Links:
     """Every stored position's link, by number: in memory until ``memory_rows``, then appended to a file."""
 
     def __init__(self, memory_rows: int) -> None:
-        self.file = tempfile.TemporaryFile(prefix="patience-disk-sweep-links-")
+        self.file = _temp_file()
         self.buf: list[np.ndarray] = []
         self.inbuf = 0
         self.flushed = 0
         self.memory_rows = memory_rows
 
     def add(self, links: np.ndarray) -> None:
-        self.buf.append(np.ascontiguousarray(links, dtype=np.uint64))
+        self.buf.append(np.ascontiguousarray(links))
         self.inbuf += links.shape[0]
         if self.inbuf > self.memory_rows:
             self.flush()
@@ -372,14 +457,17 @@ class _Links:
 
 
 def disk_sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier: bool, total_cap: int,
-               memory_rows: int = MEMORY_ROWS, dedup_rows: int = DEDUP_ROWS,
-               progress: Callable[..., None] | None = None, stop: Callable[[], bool] | None = None) -> DiskSweepResult:
+               memory_rows: int = 0, dedup_rows: int = 0, progress: Callable[..., None] | None = None,
+               stop: Callable[[], bool] | None = None) -> DiskSweepResult:
     """The sweep with its levels on disk (module docstring) from position ``start`` under ``params`` (the sweep's:
-    single cards, no streamliners), until decided or ``total_cap`` positions are stored (then UNKNOWN).
-    ``frontier``: every move within a layer can be undone (engine/open_solitaire.py, ``_frontier``).
+    :func:`engine.open_solitaire.sweep_params`), until decided or more than ``total_cap`` positions are stored
+    (then UNKNOWN).  ``frontier``: every move within a layer can be undone (``engine.open_solitaire._frontier``).
+    ``memory_rows`` and ``dedup_rows`` (0: MEMORY_ROWS and DEDUP_ROWS) bound what is held in memory.
     ``progress``, if given, is called at each level's end with (layer key, level, its positions, expanded,
     stored, rows written out); ``stop``, if given, is asked after each piece of a level is expanded, and when it
     answers true the search ends UNKNOWN (``max_seconds``)."""
+    memory_rows = memory_rows or MEMORY_ROWS
+    dedup_rows = dedup_rows or DEDUP_ROWS
     root = np.zeros(osol.STATE_WORDS * 8, dtype=np.uint8)
     root[:osol.STATE_SIZE] = start[:osol.STATE_SIZE]
     osol._closure(root, rel, params, np.zeros(0, dtype=np.int64), 0)
@@ -390,25 +478,20 @@ def disk_sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier:
         raise AssertionError("the sweep's record cannot hold these rules' positions")
     nw = int(frame[osol.F_WORDS])
     enc = np.zeros(osol.REC_BYTES, dtype=np.uint8)
-    order = np.zeros(osol.ORDER_SCRATCH, dtype=np.int64)
-    hv = osol._encode_record(root, params, enc, order, root, frame)
-    level_dtype = np.dtype([("rec", "<u8", (nw,)), ("hash", "<u8")])
-    cand_dtype = np.dtype([("rec", "<u8", (nw,)), ("hash", "<u8"), ("link", "<u8")])
-    pend_dtype = np.dtype([("key", "<i8"), ("rec", "<u8", (nw,)), ("hash", "<u8"), ("link", "<u8")])
-    out_recs = np.zeros((OUT_ROWS, nw), dtype=np.uint64)
-    out_keys = np.zeros(OUT_ROWS, dtype=np.int64)
-    out_links = np.zeros(OUT_ROWS, dtype=np.uint64)
-    out_hash = np.zeros(OUT_ROWS, dtype=np.uint64)
+    hv = osol._encode_record(root, params, enc, np.zeros(osol.ORDER_SCRATCH, dtype=np.int64), root, frame)
+    masks = up_masks(rel)
+    same_out = np.zeros((OUT_ROWS, nw + 2), dtype=np.uint64)
+    up_out = np.zeros((OUT_ROWS, nw + 3), dtype=np.uint64)
     links = _Links(memory_rows)
-    pending = _Pending(pend_dtype, memory_rows)
-    first = np.zeros(1, dtype=pend_dtype)
-    first["key"] = osol._sweep_layer(root, rel, params)
-    first["rec"][0] = enc.view(np.uint64)[:nw]
-    first["hash"] = hv
-    first["link"] = NO_PARENT
+    pending = _Pending(nw + 3, memory_rows)
+    first = np.zeros((1, nw + 3), dtype=np.uint64)
+    first[0, 0] = osol._sweep_layer(root, rel, params)
+    first[0, 1:nw + 1] = enc.view(np.uint64)[:nw]
+    first[0, nw + 1], first[0, nw + 2] = hv, NO_PARENT
     pending.add(first)
     stored = nodes = best = written = peak_level = 0
     levels: list[tuple[_Part, int]] = []  # the layer's levels kept for deduplication: (part, first number)
+    cparts: list[_Part] = []
     outcome, goal = UNSOLVABLE, (-1, 0)
 
     def make_level(parts: list[_Part]) -> tuple[_Part, int]:
@@ -416,21 +499,20 @@ def disk_sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier:
         levels; the new ones numbered and linked in the order written, as one part sorted by bucket."""
         nonlocal stored, written
         counts = np.zeros(NBUCKETS, dtype=np.int64)
-        for p in [p for p in parts] + [lv for lv, _ in levels]:
+        for p in parts + [lv for lv, _ in levels]:
             counts += np.diff(p.starts)
-        out = _PartWriter(level_dtype, memory_rows)
+        out = _PartWriter(nw + 1, memory_rows)
         for b0, b1 in _groups(counts, dedup_rows):
-            cand = np.concatenate([p.buckets(b0, b1) for p in parts] or [np.zeros(0, cand_dtype)])
-            if cand.shape[0]:
-                old = np.concatenate([lv.buckets(b0, b1)["rec"] for lv, _ in levels]
-                                     or [np.zeros((0, nw), np.uint64)])
-                new = cand[_fresh(np.ascontiguousarray(cand["rec"]), np.ascontiguousarray(cand["hash"]),
-                                  np.ascontiguousarray(old), nw)]
-                new = new[np.argsort(_buckets_of(new), kind="stable")]
-                links.add(new["link"])
-                rows_out = np.zeros(new.shape[0], dtype=level_dtype)
-                rows_out["rec"], rows_out["hash"] = new["rec"], new["hash"]
-                out.add(rows_out)
+            cand = [p.buckets(b0, b1) for p in parts]
+            cand = [c for c in cand if c.shape[0]]
+            if not cand:
+                continue
+            cand = cand[0] if len(cand) == 1 else np.concatenate(cand)
+            old = [lv.buckets(b0, b1) for lv, _ in levels]
+            old = (old[0] if len(old) == 1 else np.concatenate(old)) if old else np.zeros((0, nw + 1), np.uint64)
+            new, counted = _bucket_sort(cand[_fresh(cand, old, nw)], nw)
+            links.add(new[:, nw + 1])
+            out.add(new[:, :nw + 1], counted)
         for p in parts:
             p.close()
         part = out.done()
@@ -440,6 +522,12 @@ def disk_sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier:
         stored += part.n
         return part, first_id
 
+    def file_same(rows: np.ndarray, memory: int) -> None:
+        nonlocal written
+        cparts.append(_part(rows, nw, memory))
+        if cparts[-1].file is not None:
+            written += rows.shape[0]
+
     try:
         while outcome == UNSOLVABLE:
             layer = pending.least()
@@ -448,12 +536,10 @@ def disk_sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier:
             for lv, _ in levels:
                 lv.close()
             levels = []
-            parts: list[_Part] = []
+            cparts = []
             for rows in pending.take(layer, memory_rows):
-                c = np.zeros(rows.shape[0], dtype=cand_dtype)
-                c["rec"], c["hash"], c["link"] = rows["rec"], rows["hash"], rows["link"]
-                parts.append(_part(c, memory_rows))
-            level = make_level(parts)
+                file_same(rows[:, 1:], memory_rows)
+            level = make_level(cparts)
             depth = 0
             while level[0].n > 0:
                 if stored > total_cap:
@@ -463,59 +549,42 @@ def disk_sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier:
                 levels.append(level)
                 peak_level = max(peak_level, level[0].n)
                 part, first_id = level
+                cparts = []
                 same: list[np.ndarray] = []
                 same_rows = 0
-                cparts: list[_Part] = []
-                higher: list[np.ndarray] = []
-                higher_rows = 0
                 for lo in range(0, part.n, PIECE):
-                    recs = np.ascontiguousarray(part.read(lo, min(part.n, lo + PIECE))["rec"])
+                    recs = np.ascontiguousarray(part.read(lo, min(part.n, lo + PIECE))[:, :nw])
                     i = 0
                     while i < recs.shape[0]:
-                        i1, n, b, won_id, won_code = _expand(recs, i, first_id + lo, root, frame, rel, params,
-                                                             out_recs, out_keys, out_links, out_hash)
+                        i1, ns, nu, b, won_id, won_code, below = _expand(recs, i, first_id + lo, root, frame, rel,
+                                                                          params, layer, masks, same_out, up_out)
+                        if below:
+                            raise AssertionError("a move lowered the sweep's layer key")
                         nodes += i1 - i + (1 if won_id >= 0 else 0)
                         best = max(best, int(b))
                         if won_id >= 0:
                             outcome, goal = WON, (int(won_id), int(won_code))
                             break
                         i = i1
-                        if n and out_keys[:n].min() < layer:
-                            raise AssertionError("a move lowered the sweep's layer key")
-                        here = out_keys[:n] == layer
-                        c = np.zeros(int(here.sum()), dtype=cand_dtype)
-                        c["rec"], c["hash"], c["link"] = out_recs[:n][here], out_hash[:n][here], out_links[:n][here]
-                        same.append(c)
-                        same_rows += c.shape[0]
-                        up = ~here
-                        h = np.zeros(int(up.sum()), dtype=pend_dtype)
-                        h["key"], h["rec"], h["hash"], h["link"] = (out_keys[:n][up], out_recs[:n][up],
-                                                                    out_hash[:n][up], out_links[:n][up])
-                        higher.append(h)
-                        higher_rows += h.shape[0]
+                        same.append(same_out[:ns].copy())
+                        same_rows += ns
+                        pending.add(up_out[:nu])
                         if same_rows > memory_rows:
-                            cparts.append(_part(np.concatenate(same), 0))
-                            written += same_rows
+                            file_same(np.concatenate(same), 0)
                             same, same_rows = [], 0
-                        if higher_rows > memory_rows:
-                            pending.add(np.concatenate(higher))
-                            higher, higher_rows = [], 0
                     if outcome == WON:
                         break
                     if stop is not None and stop():
                         outcome = UNKNOWN
                         break
                 if outcome != UNSOLVABLE:
-                    for p in cparts:
-                        p.close()
                     break
-                if higher:
-                    pending.add(np.concatenate(higher))
-                if same:
-                    cparts.append(_part(np.concatenate(same), memory_rows))
+                if same_rows:
+                    file_same(np.concatenate(same), memory_rows)
                 if frontier and len(levels) > 2:
                     levels.pop(0)[0].close()  # two levels on: no candidate can meet it (module docstring)
                 level = make_level(cparts)
+                cparts = []
                 depth += 1
                 if progress is not None:
                     progress(layer, depth, level[0].n, nodes, stored, written + pending.written)
@@ -532,8 +601,7 @@ def disk_sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier:
             codes = osol._replay(start, rel, params, np.array(path[::-1], dtype=np.int64))
         return DiskSweepResult(outcome, nodes, stored, best, codes, written + pending.written, peak_level)
     finally:
-        for lv, _ in levels:
-            lv.close()
+        for p in [lv for lv, _ in levels] + cparts:
+            p.close()
         pending.close()
         links.close()
-

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import numba as nb
 import numpy as np
 import pytest
 
@@ -87,12 +88,82 @@ def test_the_caps_end_it_unknown(monkeypatch):
     assert osol.solve_state(st, rel, dataclasses.replace(rules, max_nodes=100)).outcome == UNKNOWN and not calls
 
 
+def _with_hashes(recs: list[list[int]]) -> np.ndarray:
+    """Rows (record, its hash), as the expansion writes them."""
+    recs = np.array(recs, dtype=np.uint64)
+    return np.column_stack([recs, np.array([words_hash(r, 2) for r in recs], dtype=np.uint64)])
+
+
 def test_fresh_finds_copies_word_by_word():
     """The deduplication kernel keeps the first copy of each candidate not among the old records, comparing
     records word by word (a table of 16 slots for 8 rows: probes run into each other)."""
-    old = np.array([[1, 2], [3, 4]], dtype=np.uint64)
-    cand = np.array([[3, 4], [5, 6], [1, 3], [5, 6], [1, 2], [7, 8]], dtype=np.uint64)
-    hashes = np.array([words_hash(r, 2) for r in cand], dtype=np.uint64)
-    keep = ds._fresh(cand, hashes, old, 2)
-    assert keep.tolist() == [False, True, True, False, False, True]
-    assert ds._fresh(cand, hashes, old[:0], 2).tolist() == [True, True, True, False, True, True]
+    old = _with_hashes([[1, 2], [3, 4]])
+    cand = _with_hashes([[3, 4], [5, 6], [1, 3], [5, 6], [1, 2], [7, 8]])
+    assert ds._fresh(cand, old, 2).tolist() == [False, True, True, False, False, True]
+    assert ds._fresh(cand, old[:0], 2).tolist() == [True, True, True, False, True, True]
+
+
+def test_bucket_sort_is_stable_and_counts():
+    """Rows sorted by their hash's top 8 bits, rows of one bucket in the order they came, with the counts."""
+    rng = np.random.default_rng(5)
+    rows = np.column_stack([np.arange(1000, dtype=np.uint64),
+                            rng.integers(0, 1 << 63, 1000, dtype=np.int64).astype(np.uint64) << np.uint64(1)])
+    out, counts = ds._bucket_sort(rows, 1)
+    order = np.argsort(rows[:, 1] >> np.uint64(ds.BUCKET_SHIFT), kind="stable")
+    assert np.array_equal(out, rows[order]) and counts.sum() == 1000
+    assert np.array_equal(counts, np.bincount((rows[:, 1] >> np.uint64(ds.BUCKET_SHIFT)).astype(np.int64),
+                                              minlength=ds.NBUCKETS))
+
+
+@nb.njit  # not cached: a cached kernel is not compiled again when a function it inlines from another module changes
+def _walk_layers(st, rel, params, masks, steps, seed):
+    """Random walks from ``st`` (from it again at each dead end): at each position every child's layer key, found from the parent's blocked cards
+    (``_layer_after``) and from its columns (``_sweep_layer``); returns (children compared, mismatches)."""
+    np.random.seed(seed)
+    mv = np.zeros(2048, dtype=np.int64)
+    empty_out = np.zeros(0, dtype=np.int64)
+    cur = st.copy()
+    osol._closure(cur, rel, params, empty_out, 0)
+    compared = bad = 0
+    for _ in range(steps):
+        key = osol._sweep_layer(cur, rel, params)
+        blocked = np.int64(ds.LAYER_CARDS) ^ (key & np.int64(ds.LAYER_CARDS))
+        nm = osol._gen_moves(cur, rel, params, mv)
+        if nm == 0 or osol._foundation_total(cur) == 52:  # a dead end: from the deal again
+            cur = st.copy()
+            osol._closure(cur, rel, params, empty_out, 0)
+            continue
+        pick = np.random.randint(nm)
+        nxt = cur.copy()
+        for q in range(nm):
+            ch = cur.copy()
+            code = osol._apply(ch, mv[q], params)
+            osol._closure(ch, rel, params, empty_out, 0)
+            compared += 1
+            if ds._layer_after(blocked, code, ch, masks, params) != osol._sweep_layer(ch, rel, params):
+                bad += 1
+            if q == pick:
+                nxt = ch
+        cur = nxt
+    return compared, bad
+
+
+@pytest.mark.parametrize("game, over", [
+    ("freecell", {"columns": 6}), ("freecell", {"sequence_move": "unlimited"}), ("penguin", {}),
+    ("king_albert", {}), ("king_albert", {"move_unit": "run"}), ("eight_off", {}),
+])
+def test_a_childs_layer_key_from_its_parents_is_the_sweeps(game, over):
+    """The key the sweep on disk gives each child (from its parent's blocked cards, its move's head and its
+    foundations) is ``_sweep_layer``'s, read off the child's columns: every child along random walks of 300
+    moves from 20 deals, worrying back and King Albert's reserve among them."""
+    g = get_game(game)
+    mod = __import__(f"engine.games.{game}", fromlist=["SOLVER"])
+    rules = mod.SOLVER.solver_rules(g.rules(overrides=over))
+    params = osol.sweep_params(rules)
+    compared = 0
+    for i in range(20):
+        st, rel = osol.deal_position(seeded_deals(DECK_52, 7, i, 1)[0], rules)
+        n, bad = _walk_layers(st, rel, params, ds.up_masks(rel), 300, i)
+        assert bad == 0
+        compared += n
+    assert compared > 5_000
