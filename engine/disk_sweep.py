@@ -49,6 +49,7 @@ import numpy as np
 from engine import open_solitaire as osol
 from engine.outcomes import UNKNOWN, UNSOLVABLE, WON
 from engine.position_table import words_hash
+from engine.sweep_runs import first_above
 
 NBUCKETS = 256  # a record's bucket: the top 8 bits of its hash (the slots below use the low bits)
 BUCKET_SHIFT = 56
@@ -189,14 +190,7 @@ class _Chunk:
         """The first row from the cursor on whose key is above ``key``."""
         if self.rows is not None:
             return self.cursor + int(np.searchsorted(self.rows[self.cursor:, 0], np.uint64(key), side="right"))
-        lo, hi = self.cursor, self.n  # a binary search, 8 bytes read a step
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if self.key(mid) <= key:
-                lo = mid + 1
-            else:
-                hi = mid
-        return lo
+        return first_above(self.key, self.cursor, self.n, key)  # 8 bytes read a step
 
     def read(self, lo: int, hi: int) -> np.ndarray:
         if self.rows is not None:

@@ -451,6 +451,15 @@ The search (issue 11).
   in memory (tests/test_sweep_runs.py: the same positions, each once, and
   unknown without the runs), and with a Penguin win whose line goes
   through positions that came back from disk.
+* The sweep on disk (engine/disk_sweep.py; off unless ``disk_positions``
+  is set).  A deal the sweep leaves unknown is swept once more, by the
+  same layers and levels, with every level's children written out and
+  deduplicated only once the level is expanded, a group of hash buckets
+  at a time, against the same buckets of the levels they could repeat
+  (its docstring has the proof); so a layer larger than any room is no
+  wall, only time and disk.  It is last, and off by default, because the
+  deals that reach it are the largest: at 3 to 7 CPU-microseconds a
+  position, 10^9 positions are one to two hours of CPU.
 * Slices and the clock.  numba's compiled code cannot read a clock, so with
   ``max_seconds`` the search runs in slices of SLICE_NODES expansions; its
   state (heap sizes, counts, the best foundation) lives in an int64 vector

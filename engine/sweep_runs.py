@@ -17,12 +17,24 @@ from __future__ import annotations
 import os
 import tempfile
 from dataclasses import dataclass
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import IO
 
 import numpy as np
 
 NONE_WAITING = np.iinfo(np.int64).max  # the least layer on disk when nothing is
+
+
+def first_above(key: Callable[[int], int], lo: int, hi: int, upto: int) -> int:
+    """The first i in lo..hi-1 with ``key(i)`` above ``upto`` (hi if none), the keys ascending: a binary search,
+    one key read a step (the disk sweep's pending chunks are searched so too: engine/disk_sweep.py)."""
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if key(mid) <= upto:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
 
 
 @dataclass
@@ -44,14 +56,7 @@ class _Run:
     def past(self, upto: int) -> int:
         """The first entry from the cursor on whose key is above ``upto`` (n if none): a binary search, one
         read of 8 bytes a step."""
-        lo, hi = self.cursor, self.n
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if self.key(mid) <= upto:
-                lo = mid + 1
-            else:
-                hi = mid
-        return lo
+        return first_above(self.key, self.cursor, self.n, upto)
 
     def keys(self, i: int, m: int) -> np.ndarray:
         """Keys i..i+m-1."""
