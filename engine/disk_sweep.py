@@ -22,16 +22,22 @@ search's.  Proof, by the sweep's own two facts (its docstring proves both):
   of the layer so far.  Either way a candidate kept is a position not stored before: each position of the layer
   is stored, and expanded, once.
 
-A position is always found again exactly (the records are compared word by word; the hash only chooses its
-bucket and its slot), so no position is ever wrongly taken for one stored: the search may take more time or disk
-than the sweep in memory, never give another verdict.  ``won`` comes with the line: every position stored has a
+A position is always found again exactly: its record is canonical (engine/open_solitaire.py, "The sweep's
+records": one position, one record), its hash a function of the record, so two copies of a position fall in the
+same bucket, and there the records are compared word by word (the hash only chooses the bucket and the slot).  So
+no position is ever taken for another: the search may take more time or disk than the sweep in memory, never
+give another verdict.  Each child's layer key is found from its parent's and its move (``_layer_after``, with its
+proof; a test holds it to ``_sweep_layer`` on every child along random walks), and the expansions are the
+sweep's own (tests: the same positions, each once, and a Penguin deal won in the sweep's own count).  ``won`` comes with the line: every position stored has a
 number and a link (its parent's number and the move), written in number order to a file of 8 bytes each and read
 back along the winning line only; the line is replayed by the kernel from the deal, and the caller's checker
 replays it again.
 
-Files: the candidates of a level and every level larger than ``memory_rows`` positions are written to temporary
+Files: a level's candidates beyond ``memory_rows``, and every level larger than that, are written to temporary
 files (unlinked: the system frees them when closed), sorted by bucket, each with its bucket offsets; so are the
-pending positions of higher layers, sorted by layer key, once those in memory pass ``memory_rows``.  A layer's
+pending positions of higher layers, sorted by layer key, once those in memory pass ``memory_rows``.  Memory holds
+at most about ``memory_rows`` rows of each kind (candidates, the level being written, pending positions, links)
+and a group of buckets of at most ``dedup_rows`` rows with its table: about 2 GiB at the defaults.  A layer's
 levels are closed as soon as no candidate can meet them again (two levels on, or at the layer's end).
 """
 
@@ -516,9 +522,12 @@ def disk_sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier:
         stored += part.n
         return part, first_id
 
-    def file_same(rows: np.ndarray, memory: int) -> None:
+    def file_same(rows: np.ndarray) -> None:
+        """Candidates for the next level, as a part: kept in memory while those of the level in memory stay
+        within ``memory_rows``, else written out."""
         nonlocal written
-        cparts.append(_part(rows, nw, memory))
+        held = sum(p.n for p in cparts if p.rows is not None)
+        cparts.append(_part(rows, nw, memory_rows - held))
         if cparts[-1].file is not None:
             written += rows.shape[0]
 
@@ -532,7 +541,7 @@ def disk_sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier:
             levels = []
             cparts = []
             for rows in pending.take(layer, memory_rows):
-                file_same(rows[:, 1:], memory_rows)
+                file_same(rows[:, 1:])
             level = make_level(cparts)
             depth = 0
             while level[0].n > 0:
@@ -564,7 +573,7 @@ def disk_sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier:
                         same_rows += ns
                         pending.add(up_out[:nu])
                         if same_rows > memory_rows:
-                            file_same(np.concatenate(same), 0)
+                            file_same(np.concatenate(same))
                             same, same_rows = [], 0
                     if outcome == WON:
                         break
@@ -574,7 +583,7 @@ def disk_sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier:
                 if outcome != UNSOLVABLE:
                     break
                 if same_rows:
-                    file_same(np.concatenate(same), memory_rows)
+                    file_same(np.concatenate(same))
                 if frontier and len(levels) > 2:
                     levels.pop(0)[0].close()  # two levels on: no candidate can meet it (module docstring)
                 level = make_level(cparts)
