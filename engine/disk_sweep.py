@@ -217,9 +217,11 @@ def _by_key(parts: list[np.ndarray]) -> np.ndarray:
 
 class _Pending:
     """Positions waiting for a higher layer, as chunks of rows sorted by layer key; taken layer by layer, least
-    key first.  The chunks in memory are merged two by two as a binary counter does (a chunk is merged into the
-    one before once it is at least half its size: at most about log2 of them), and all written out as one chunk
-    once they pass ``memory_rows``."""
+    key first.  Chunks are merged two by two as a binary counter does (a chunk is merged into the one before once
+    it is at least half its size: at most about log2 of them of each kind), copies of a position merged as they
+    meet (one kept: any copy's link is a real parent's), those in memory written out as one chunk once they pass
+    ``memory_rows``, and the files merged as the ones in memory are, a range of keys at a time (so that a deal
+    whose positions reach the higher layers by many paths does not keep every path's copy on disk)."""
 
     def __init__(self, width: int, memory_rows: int) -> None:
         self.width, self.memory_rows = width, memory_rows
@@ -227,19 +229,63 @@ class _Pending:
         self.files: list[_Chunk] = []
         self.written = 0  # rows written out in all
 
+    def _merged(self, parts: list[np.ndarray]) -> np.ndarray:
+        """The rows of ``parts``, one copy of each position, sorted by key."""
+        rows = parts[0] if len(parts) == 1 else np.concatenate(parts)
+        rows = rows[_fresh(rows[:, 1:], np.zeros((0, self.width - 1), dtype=np.uint64), self.width - 3)]
+        return _by_key([rows])
+
     def add(self, rows: np.ndarray) -> None:
         if rows.shape[0] == 0:
             return
         self.memory.append(_Chunk(_by_key([rows]), None, rows.shape[0], self.width))
         while len(self.memory) > 1 and 2 * self.memory[-1].left() >= self.memory[-2].left():
             b, a = self.memory.pop(), self.memory.pop()
-            rows = _by_key([a.rows[a.cursor:], b.rows[b.cursor:]])
+            rows = self._merged([a.rows[a.cursor:], b.rows[b.cursor:]])
             self.memory.append(_Chunk(rows, None, rows.shape[0], self.width))
         if sum(c.left() for c in self.memory) > self.memory_rows:
-            rows = _by_key([c.rows[c.cursor:] for c in self.memory])
+            rows = self._merged([c.rows[c.cursor:] for c in self.memory])
             self.memory = []
             self.files.append(_Chunk(None, _temp_file(rows), rows.shape[0], self.width))
             self.written += rows.shape[0]
+            while len(self.files) > 1 and 2 * self.files[-1].left() >= self.files[-2].left():
+                b, a = self.files.pop(), self.files.pop()
+                self.files.append(self._merge_files([a, b]))
+
+    def _merge_files(self, chunks: list[_Chunk]) -> _Chunk:
+        """One chunk of every row waiting in ``chunks`` (closed), copies of a position merged, a range of keys
+        at a time: the keys below the least of the chunks' keys ``piece`` rows on (fewer than ``piece`` rows from
+        each chunk), or when that is the least key, that key's rows alone (written through as they are, in
+        pieces, when more than ``memory_rows``)."""
+        f, n = _temp_file(), 0
+        piece = max(1, self.memory_rows // len(chunks))
+
+        def put(rows: np.ndarray) -> None:
+            nonlocal n
+            f.write(np.ascontiguousarray(rows).tobytes())
+            n += rows.shape[0]
+
+        while True:
+            live = [c for c in chunks if c.left() > 0]
+            if not live:
+                break
+            least = min(c.key(c.cursor) for c in live)
+            cuts = [c.key(c.cursor + piece - 1) for c in live if c.left() > piece]
+            upto = min(cuts) - 1 if cuts and min(cuts) > least else least if cuts else None
+            ends = [c.n if upto is None else c.past(upto) for c in live]
+            if sum(e - c.cursor for c, e in zip(live, ends)) > self.memory_rows:  # one key, too many rows
+                for c, e in zip(live, ends):
+                    for lo in range(c.cursor, e, piece):
+                        put(c.read(lo, min(e, lo + piece)))
+            else:
+                put(self._merged([c.read(c.cursor, e) for c, e in zip(live, ends)]))
+            for c, e in zip(live, ends):
+                c.cursor = e
+        for c in chunks:
+            c.close()
+        f.flush()
+        self.written += n
+        return _Chunk(None, f, n, self.width)
 
     def least(self) -> int | None:
         """The least key waiting, or None."""

@@ -167,3 +167,38 @@ def test_a_childs_layer_key_from_its_parents_is_the_sweeps(game, over):
         assert bad == 0
         compared += n
     assert compared > 5_000
+
+
+@pytest.mark.parametrize("memory_rows", [40, 1_000, 100_000])
+def test_pending_positions_come_back_by_layer_each_at_least_once(memory_rows):
+    """Pending rows (key, record, hash, link) added in many lots, copies among them and one key with more rows
+    than memory holds, come back key by key, least first: every (key, record) added, and no other, whatever
+    went to files and was merged there; copies merged as they met (so fewer rows than were added, when some
+    met), never a position lost."""
+    rng = np.random.default_rng(memory_rows)
+    nw = 2
+    keys = np.concatenate([rng.integers(0, 60, 6_000), np.full(300, 7)]).astype(np.uint64)  # key 7: 300+ rows
+    recs = rng.integers(0, 50, (keys.shape[0], nw)).astype(np.uint64)  # many copies
+    recs[:, 0] += keys * np.uint64(1000)  # a position has one key
+    hashes = np.array([words_hash(r, nw) for r in recs], dtype=np.uint64)
+    rows = np.column_stack([keys, recs, hashes, np.arange(keys.shape[0], dtype=np.uint64)])
+    order = rng.permutation(keys.shape[0])
+    pending = ds._Pending(nw + 3, memory_rows)
+    for lot in np.array_split(rows[order], 97):
+        pending.add(lot)
+    out, last, taken = {}, -1, 0
+    while (key := pending.least()) is not None:
+        assert key > last
+        last = key
+        for piece in pending.take(key, 50):
+            assert (piece[:, 0] == key).all()
+            out.setdefault(key, set()).update(tuple(r) for r in piece[:, 1:1 + nw].tolist())
+            taken += piece.shape[0]
+    want = {}
+    for r in rows.tolist():
+        want.setdefault(r[0], set()).add(tuple(r[1:1 + nw]))
+    assert out == want
+    if memory_rows < 100_000:
+        assert pending.written > 0
+    assert taken < keys.shape[0]  # copies merged
+    pending.close()
