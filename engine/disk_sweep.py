@@ -99,22 +99,28 @@ class _Part:
 
 
 def _pread_rows(f: IO[bytes], lo: int, hi: int, width: int) -> np.ndarray:
-    """Rows lo..hi-1 of a file of rows ``width`` words wide (plain reads: pages of a mapped file that were read
-    would count in the process's resident memory)."""
-    size = 8 * width
-    want, got, at = (hi - lo) * size, [], lo * size
-    while want > 0:  # a read returns at most about 2 GB
-        b = os.pread(f.fileno(), min(want, 1 << 30), at)
-        got.append(b)
-        want -= len(b)
-        at += len(b)
-    return np.frombuffer(b"".join(got) if len(got) != 1 else got[0], dtype=np.uint64).reshape(-1, width)
+    """Rows lo..hi-1 of a file of rows ``width`` words wide, read straight into a new array (plain reads:
+    pages of a mapped file that were read would count in the process's resident memory)."""
+    out = np.empty((hi - lo, width), dtype=np.uint64)
+    view = memoryview(out.reshape(-1)).cast("B")
+    done, at = 0, lo * 8 * width
+    while done < view.nbytes:  # a read returns at most about 2 GB
+        n = os.preadv(f.fileno(), [view[done:done + (1 << 30)]], at + done)
+        if n <= 0:
+            raise OSError(f"a disk sweep file ended early: {done} of {view.nbytes} bytes read")
+        done += n
+    return out
+
+
+def _write_rows(f: IO[bytes], rows: np.ndarray) -> None:
+    """Append rows to a file, from the array's own memory where it is contiguous (no copy to bytes)."""
+    f.write(memoryview(np.ascontiguousarray(rows).reshape(-1)).cast("B"))
 
 
 def _temp_file(rows: np.ndarray | None = None) -> IO[bytes]:
     f = tempfile.TemporaryFile(prefix="patience-disk-sweep-")
     if rows is not None:
-        f.write(rows.tobytes())
+        _write_rows(f, rows)
         f.flush()
     return f
 
@@ -152,10 +158,10 @@ class _PartWriter:
         if self.file is None and self.n + rows.shape[0] > self.memory_rows:
             self.file = _temp_file()
             for lot in self.lots:
-                self.file.write(lot.tobytes())
+                _write_rows(self.file, lot)
             self.lots = []
         if self.file is not None:
-            self.file.write(np.ascontiguousarray(rows).tobytes())
+            _write_rows(self.file, rows)
         else:
             self.lots.append(rows)
         self.n += rows.shape[0]
@@ -262,7 +268,7 @@ class _Pending:
 
         def put(rows: np.ndarray) -> None:
             nonlocal n
-            f.write(np.ascontiguousarray(rows).tobytes())
+            _write_rows(f, rows)
             n += rows.shape[0]
 
         while True:
@@ -488,7 +494,7 @@ class _Links:
 
     def flush(self) -> None:
         for b in self.buf:
-            self.file.write(b.tobytes())
+            _write_rows(self.file, b)
         self.flushed += self.inbuf
         self.buf, self.inbuf = [], 0
         self.file.flush()
