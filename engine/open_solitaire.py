@@ -808,9 +808,10 @@ MAX_SECONDS_HI = 86_400
 
 # The games' disk_positions switch: the sweep with its levels on disk (engine/disk_sweep.py), off by default
 DISK_POSITIONS_DOC = ("positions the sweep with its levels on disk may store, last, for a deal every other search "
-                      "leaves unknown (0: not run): an exhaustive search whose memory stays near 2 GiB however "
-                      "many, but which takes about 4 CPU-microseconds and 8 bytes of disk a position (plus its "
-                      "levels' files while they last): 10^9 is over an hour a deal")
+                      "leaves unknown (0: not run): an exhaustive search whose memory stays under 2 GiB however "
+                      "many, but which takes 2.5 to 7 CPU-microseconds a position and temporary files in TMPDIR "
+                      "(8 bytes a position stored, and tens of GB while the largest layers last: 44 GiB on FreeCell "
+                      "with 6 columns deal 3499): 10^9 is over an hour a deal")
 DISK_POSITIONS_HI = 10_000_000_000
 
 # --- position layout in one uint8 array -------------------------------------
