@@ -458,7 +458,7 @@ The search (issue 11).
   at a time, against the same buckets of the levels they could repeat
   (its docstring has the proof); so a layer larger than any room is no
   wall, only time and disk.  It is last, and off by default, because the
-  deals that reach it are the largest: at 3 to 7 CPU-microseconds a
+  deals that reach it are the largest: at 2.5 to 7 CPU-microseconds a
   position, 10^9 positions are one to two hours of CPU.
 * Slices and the clock.  numba's compiled code cannot read a clock, so with
   ``max_seconds`` the search runs in slices of SLICE_NODES expansions; its
