@@ -71,16 +71,11 @@ DEDUP_ROWS = 1 << 23  # candidates and old records deduplicated together at most
 # position's (layer key, record, hash, link); nw is the record's width in words.
 
 
-class _Part:
-    """Rows sorted by bucket (hash at column ``hcol``), in memory or in a temporary file, with the row where
-    each bucket starts (``starts[b]``; ``starts[NBUCKETS]`` is the row count)."""
+class _Rows:
+    """Rows ``width`` words wide, in memory or in a temporary file."""
 
-    def __init__(self, starts: np.ndarray, width: int, rows: np.ndarray | None, file: IO[bytes] | None) -> None:
-        self.starts, self.width, self.rows, self.file = starts, width, rows, file
-
-    @property
-    def n(self) -> int:
-        return int(self.starts[-1])
+    def __init__(self, width: int, rows: np.ndarray | None, file: IO[bytes] | None) -> None:
+        self.width, self.rows, self.file = width, rows, file
 
     def read(self, lo: int, hi: int) -> np.ndarray:
         """Rows lo..hi-1."""
@@ -88,14 +83,27 @@ class _Part:
             return self.rows[lo:hi]
         return _pread_rows(self.file, lo, hi, self.width)
 
-    def buckets(self, b0: int, b1: int) -> np.ndarray:
-        """The rows of buckets b0..b1-1."""
-        return self.read(int(self.starts[b0]), int(self.starts[b1]))
-
     def close(self) -> None:
         if self.file is not None:
             self.file.close()
         self.rows = self.file = None
+
+
+class _Part(_Rows):
+    """Rows sorted by bucket (their hash's top bits), with the row where each bucket starts (``starts[b]``;
+    ``starts[NBUCKETS]`` is the row count)."""
+
+    def __init__(self, starts: np.ndarray, width: int, rows: np.ndarray | None, file: IO[bytes] | None) -> None:
+        super().__init__(width, rows, file)
+        self.starts = starts
+
+    @property
+    def n(self) -> int:
+        return int(self.starts[-1])
+
+    def buckets(self, b0: int, b1: int) -> np.ndarray:
+        """The rows of buckets b0..b1-1."""
+        return self.read(int(self.starts[b0]), int(self.starts[b1]))
 
 
 def _pread_rows(f: IO[bytes], lo: int, hi: int, width: int) -> np.ndarray:
@@ -184,11 +192,12 @@ def _part(rows: np.ndarray, hcol: int, memory_rows: int) -> _Part:
     return w.done()
 
 
-class _Chunk:
-    """Pending rows sorted by layer key (column 0), from ``cursor`` on still waiting: in memory, or written out."""
+class _Chunk(_Rows):
+    """Pending rows sorted by layer key (column 0), from ``cursor`` on still waiting."""
 
     def __init__(self, rows: np.ndarray | None, file: IO[bytes] | None, n: int, width: int) -> None:
-        self.rows, self.file, self.n, self.width, self.cursor = rows, file, n, width, 0
+        super().__init__(width, rows, file)
+        self.n, self.cursor = n, 0
 
     def left(self) -> int:
         return self.n - self.cursor
@@ -203,16 +212,6 @@ class _Chunk:
         if self.rows is not None:
             return self.cursor + int(np.searchsorted(self.rows[self.cursor:, 0], np.uint64(key), side="right"))
         return first_above(self.key, self.cursor, self.n, key)  # 8 bytes read a step
-
-    def read(self, lo: int, hi: int) -> np.ndarray:
-        if self.rows is not None:
-            return self.rows[lo:hi]
-        return _pread_rows(self.file, lo, hi, self.width)
-
-    def close(self) -> None:
-        if self.file is not None:
-            self.file.close()
-        self.rows = self.file = None
 
 
 def _by_key(parts: list[np.ndarray]) -> np.ndarray:
