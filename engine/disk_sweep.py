@@ -64,6 +64,7 @@ NO_PARENT = np.uint64(np.iinfo(np.uint64).max)  # the root's link
 OUT_ROWS = 1 << 16  # children of each kind the expansion kernel writes before it returns to have them filed
 PIECE = 1 << 16  # records of a level read and expanded at once
 MEMORY_ROWS = 1 << 22  # rows of one kind (candidates, a level, pending positions) kept in memory before files
+FAN_IN = 8  # pending files merged at once (_Pending)
 DEDUP_ROWS = 1 << 23  # candidates and old records deduplicated together at most (one group of buckets; at least
 # one bucket, however large)
 
@@ -198,6 +199,7 @@ class _Chunk(_Rows):
     def __init__(self, rows: np.ndarray | None, file: IO[bytes] | None, n: int, width: int) -> None:
         super().__init__(width, rows, file)
         self.n, self.cursor = n, 0
+        self.tier = 0  # a file's merges (_Pending)
 
     def left(self) -> int:
         return self.n - self.cursor
@@ -222,11 +224,16 @@ def _by_key(parts: list[np.ndarray]) -> np.ndarray:
 
 class _Pending:
     """Positions waiting for a higher layer, as chunks of rows sorted by layer key; taken layer by layer, least
-    key first.  Chunks are merged two by two as a binary counter does (a chunk is merged into the one before once
-    it is at least half its size: at most about log2 of them of each kind), copies of a position merged as they
-    meet (one kept: any copy's link is a real parent's), those in memory written out as one chunk once they pass
-    ``memory_rows``, and the files merged as the ones in memory are, a range of keys at a time (so that a deal
-    whose positions reach the higher layers by many paths does not keep every path's copy on disk)."""
+    key first.  Chunks in memory are merged two by two as a binary counter does (a chunk is merged into the one
+    before once it is at least half its size: at most about log2 of them), copies of a position merged as they
+    meet (one kept: any copy's link is a real parent's), and written out as one chunk once they pass
+    ``memory_rows``.  Files are merged by tiers, ``FAN_IN`` at once, a range of keys at a time (so that a deal
+    whose positions reach the higher layers by many paths does not keep every path's copy on disk): a file
+    written from memory is of tier 0, and ``FAN_IN`` files of one tier make one of the next.  A row is so
+    rewritten about log_FAN_IN of the files' count times, not log2: merging files two by two took a third of
+    FreeCell 6 columns deal 3499's time (py-spy), and FAN_IN 8 writes 27% fewer rows in all on deal 2478's first
+    3x10^7 positions with 2^19 rows in memory.  Copies in files not yet merged are dropped when their layer is
+    taken, with the level they make (``make_level``), so merging less never changes what is stored."""
 
     def __init__(self, width: int, memory_rows: int) -> None:
         self.width, self.memory_rows = width, memory_rows
@@ -253,9 +260,16 @@ class _Pending:
             self.memory = []
             self.files.append(_Chunk(None, _temp_file(rows), rows.shape[0], self.width))
             self.written += rows.shape[0]
-            while len(self.files) > 1 and 2 * self.files[-1].left() >= self.files[-2].left():
-                b, a = self.files.pop(), self.files.pop()
-                self.files.append(self._merge_files([a, b]))
+            while True:
+                tier = self.files[-1].tier
+                run = next((k for k in range(1, len(self.files) + 1) if self.files[-k].tier != tier),
+                           len(self.files) + 1) - 1
+                if run < FAN_IN:
+                    break
+                merged = self._merge_files(self.files[-run:])
+                merged.tier = tier + 1
+                del self.files[-run:]
+                self.files.append(merged)
 
     def _merge_files(self, chunks: list[_Chunk]) -> _Chunk:
         """One chunk of every row waiting in ``chunks`` (closed), copies of a position merged, a range of keys

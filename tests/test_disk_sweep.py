@@ -173,7 +173,7 @@ def test_a_childs_layer_key_from_its_parents_is_the_sweeps(game, over):
 def test_pending_positions_come_back_by_layer_each_at_least_once(memory_rows):
     """Pending rows (key, record, hash, link) added in many lots, copies among them and one key with more rows
     than memory holds, come back key by key, least first: every (key, record) added, and no other, whatever
-    went to files and was merged there; copies merged as they met (so fewer rows than were added, when some
+    went to files and was merged there (by tiers, at the least memory); copies merged as they met (so fewer rows than were added, when some
     met), never a position lost."""
     rng = np.random.default_rng(memory_rows)
     nw = 2
@@ -186,6 +186,8 @@ def test_pending_positions_come_back_by_layer_each_at_least_once(memory_rows):
     pending = ds._Pending(nw + 3, memory_rows)
     for lot in np.array_split(rows[order], 97):
         pending.add(lot)
+    if memory_rows == 40:  # files merged FAN_IN at a time, twice over
+        assert max(c.tier for c in pending.files) >= 2
     out, last, taken = {}, -1, 0
     while (key := pending.least()) is not None:
         assert key > last
