@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import time
 
 import numpy as np
@@ -139,11 +140,44 @@ def sweep_section(row: str, indices: list[int], seed: int) -> None:
               f"peak {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024:,} MiB", flush=True)
 
 
+class _TempFiles:
+    """The bytes of this process's temporary files (open and unlinked, as the sweep on disk's are), sampled every
+    second from /proc/self/fd on a thread, and the most seen: 0 where there is no /proc (not Linux)."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.now = self.most = 0
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+        self._thread.start()
+
+    def _watch(self) -> None:
+        while not self._done.wait(1.0):
+            total = 0
+            try:
+                fds = os.listdir("/proc/self/fd")
+            except OSError:
+                return
+            for fd in fds:
+                try:
+                    if os.readlink(f"/proc/self/fd/{fd}").endswith("(deleted)"):
+                        total += os.fstat(int(fd)).st_size
+                except OSError:
+                    pass  # closed meanwhile
+            self.now, self.most = total, max(self.most, total)
+
+    def stop(self) -> None:
+        self._done.set()
+        self._thread.join()
+
+
 def disk_sweep_section(row: str, indices: list[int], seed: int, positions: int) -> None:
     """The sweep with its levels on disk (engine/disk_sweep.py) alone on chosen seeded deals of one table row:
     a line every minute of CPU and at every level of at least 5 x 10^6 positions (CPU seconds, the layer's
-    u + |S| and level, its positions, expanded and stored so far, rows written to disk, peak memory), then the
-    verdict; a win's line is replayed by the reference checker here."""
+    u + |S| and level, its positions, expanded and stored so far, rows written to disk, temporary files now,
+    peak memory), then the verdict with the most temporary files held; a win's line is replayed by the reference
+    checker here."""
     import importlib
     import resource
 
@@ -161,16 +195,18 @@ def disk_sweep_section(row: str, indices: list[int], seed: int, positions: int) 
         st, rel = osol.deal_position(deal, srules)
         cpu0 = time.process_time()
         last = [cpu0]
+        files = _TempFiles()
 
         def progress(layer: int, depth: int, n: int, nodes: int, stored: int, written: int) -> None:
             now = time.process_time()
             if now - last[0] >= 60 or n >= 5_000_000:
                 last[0] = now
                 print(f"  {now - cpu0:7.0f} CPU-s  u+|S| {layer >> 52:3d} level {depth:3d}: {n:>11,}  expanded "
-                      f"{nodes:>13,}  stored {stored:>13,}  written {written:>13,}  peak "
-                      f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024:,} MiB", flush=True)
+                      f"{nodes:>13,}  stored {stored:>13,}  written {written:>13,}  files {files.now >> 20:,} MiB"
+                      f"  peak {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024:,} MiB", flush=True)
 
         r = disk_sweep(st, rel, osol.sweep_params(srules), osol._frontier(srules), positions, progress=progress)
+        files.stop()
         verdict = {WON: "won", UNSOLVABLE: "unsolvable"}.get(r.outcome, "unknown")
         if r.outcome == WON:
             ref_rules = mod.SOLVER.reference_rules(rules)
@@ -178,7 +214,8 @@ def disk_sweep_section(row: str, indices: list[int], seed: int, positions: int) 
             verdict += f", line of {len(r.codes)} moves " + ("replayed by the checker" if why is None else
                                                               f"REJECTED by the checker: {why}")
         print(f"  deal {index}: {verdict}, {r.nodes:,} expanded, {r.stored:,} stored, largest level "
-              f"{r.peak_level:,}, {r.written:,} rows written, {time.process_time() - cpu0:.0f} CPU s, peak "
+              f"{r.peak_level:,}, {r.written:,} rows written, temporary files at most {files.most >> 20:,} MiB, "
+              f"{time.process_time() - cpu0:.0f} CPU s, peak "
               f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024:,} MiB", flush=True)
 
 
