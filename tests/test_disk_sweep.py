@@ -173,8 +173,8 @@ def test_a_childs_layer_key_from_its_parents_is_the_sweeps(game, over):
 def test_pending_positions_come_back_by_layer_each_at_least_once(memory_rows):
     """Pending rows (key, record, hash, link) added in many lots, copies among them and one key with more rows
     than memory holds, come back key by key, least first: every (key, record) added, and no other, whatever
-    went to files and was merged there (by tiers, at the least memory); copies merged as they met (so fewer rows than were added, when some
-    met), never a position lost."""
+    went to files and was merged there (by tiers, at the least memory); copies merged as they met (so fewer rows
+    than were added, when some met), never a position lost."""
     rng = np.random.default_rng(memory_rows)
     nw = 2
     keys = np.concatenate([rng.integers(0, 60, 6_000), np.full(300, 7)]).astype(np.uint64)  # key 7: 300+ rows
