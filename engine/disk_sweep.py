@@ -261,9 +261,9 @@ class _Pending:
             self.files.append(_Chunk(None, _temp_file(rows), rows.shape[0], self.width))
             self.written += rows.shape[0]
             while True:
-                tier = self.files[-1].tier
-                run = next((k for k in range(1, len(self.files) + 1) if self.files[-k].tier != tier),
-                           len(self.files) + 1) - 1
+                tier, run = self.files[-1].tier, 1  # the last files of the last one's tier
+                while run < len(self.files) and self.files[-run - 1].tier == tier:
+                    run += 1
                 if run < FAN_IN:
                     break
                 merged = self._merge_files(self.files[-run:])
@@ -587,15 +587,13 @@ def disk_sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier:
         stored += part.n
         return part, first_id
 
-    no_rows = np.zeros((0, nw + 2), dtype=np.uint64)
-
     def file_same(rows: np.ndarray) -> None:
         """Candidates for the next level, one copy of each position among them, as a part: kept in memory while
         those of the level in memory stay within ``memory_rows``, else written out.  (About half the children of
         a piece of a level are copies of each other: FreeCell 6 columns deals 220 and 2478.  ``make_level``
         would drop them; dropping them here halves what is sorted, written and read.)"""
         nonlocal written
-        rows = rows[_fresh(rows, no_rows, nw)]
+        rows = rows[_fresh(rows, rows[:0], nw)]
         held = sum(p.n for p in cparts if p.rows is not None)
         cparts.append(_part(rows, nw, memory_rows - held))
         if cparts[-1].file is not None:
