@@ -39,10 +39,20 @@ pending positions of higher layers, sorted by layer key, once those in memory pa
 at most about ``memory_rows`` rows of each kind (candidates, the level being written, pending positions, links)
 and a group of buckets of at most ``dedup_rows`` rows with its table: about 2 GiB at the defaults.  A layer's
 levels are closed as soon as no candidate can meet them again (two levels on, or at the layer's end).
+
+Pause and resume: a deal such as 6 columns' 1058 takes more than 1.6x10^9 positions and 1.75 CPU-hours, longer than
+a session or a preemptible worker may last.  With a ``checkpoint`` directory the files are named files there
+instead, and a pause at a level's end writes what the next level needs (the layer's kept levels, the new one, the
+pending positions from their cursors, the links, the counts) beside a manifest; run again, the sweep reads it back
+and goes on.  It is the same search: the pending chunks that were in memory come back into memory, the files with
+their merge tiers and cursors, so every later merge, number and link is the one the sweep never paused makes (a
+test pauses at every level and compares the two, rows written and a win's line included).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import tempfile
 from collections.abc import Callable, Iterator
@@ -54,7 +64,6 @@ import numpy as np
 
 from engine import open_solitaire as osol
 from engine.outcomes import UNKNOWN, UNSOLVABLE, WON
-from engine.position_table import words_hash
 from engine.sweep_runs import first_above
 
 NBUCKETS = 256  # a record's bucket: the top 8 bits of its hash (the slots below use the low bits)
@@ -86,7 +95,7 @@ class _Rows:
 
     def close(self) -> None:
         if self.file is not None:
-            self.file.close()
+            _close_file(self.file)
         self.rows = self.file = None
 
 
@@ -126,12 +135,42 @@ def _write_rows(f: IO[bytes], rows: np.ndarray) -> None:
     f.write(memoryview(np.ascontiguousarray(rows).reshape(-1)).cast("B"))
 
 
-def _temp_file(rows: np.ndarray | None = None) -> IO[bytes]:
-    f = tempfile.TemporaryFile(prefix="patience-disk-sweep-")
-    if rows is not None:
-        _write_rows(f, rows)
-        f.flush()
+class _Files:
+    """Where the sweep's files go.  With no directory, unlinked temporary files: the system frees them when they are
+    closed, or when the process ends however it ends.  With one (a checkpoint's), named files in it, each removed
+    when the sweep closes it, so that a pause (``_save``) can leave the live ones there for a resume."""
+
+    def __init__(self, directory: str | None = None) -> None:
+        self.directory = directory
+
+    def new(self, rows: np.ndarray | None = None) -> IO[bytes]:
+        if self.directory is None:
+            f = tempfile.TemporaryFile(prefix="patience-disk-sweep-")
+        else:
+            fd, path = tempfile.mkstemp(prefix="rows-", suffix=".u64", dir=self.directory)
+            os.close(fd)
+            f = _named(path, "r+b")
+        if rows is not None:
+            _write_rows(f, rows)
+            f.flush()
+        return f
+
+
+def _named(path: str, mode: str) -> IO[bytes]:
+    """A named file of the sweep's, removed when closed unless a checkpoint keeps it (``sweep_keep``)."""
+    f = open(path, mode)
+    f.sweep_path, f.sweep_keep = path, False
     return f
+
+
+def _close_file(f: IO[bytes]) -> None:
+    path = getattr(f, "sweep_path", None)
+    f.close()
+    if path is not None and not f.sweep_keep:
+        os.unlink(path)
+
+
+TEMP = _Files()
 
 
 @nb.njit(cache=True)
@@ -155,8 +194,8 @@ class _PartWriter:
     """A part made from lots of rows each sorted by bucket, each lot's buckets no lower than the lot's before: in
     memory until it passes ``memory_rows``, then written out as it comes, so that it is never all in memory."""
 
-    def __init__(self, width: int, memory_rows: int) -> None:
-        self.width, self.memory_rows = width, memory_rows
+    def __init__(self, width: int, memory_rows: int, files: _Files = TEMP) -> None:
+        self.width, self.memory_rows, self.files = width, memory_rows, files
         self.lots: list[np.ndarray] = []
         self.counts = np.zeros(NBUCKETS, dtype=np.int64)
         self.file: IO[bytes] | None = None
@@ -165,7 +204,7 @@ class _PartWriter:
     def add(self, rows: np.ndarray, counts: np.ndarray) -> None:
         self.counts += counts
         if self.file is None and self.n + rows.shape[0] > self.memory_rows:
-            self.file = _temp_file()
+            self.file = self.files.new()
             for lot in self.lots:
                 _write_rows(self.file, lot)
             self.lots = []
@@ -185,10 +224,10 @@ class _PartWriter:
         return _Part(starts, self.width, rows, None)
 
 
-def _part(rows: np.ndarray, hcol: int, memory_rows: int) -> _Part:
+def _part(rows: np.ndarray, hcol: int, memory_rows: int, files: _Files = TEMP) -> _Part:
     """A part of ``rows`` (their hash at column ``hcol``), sorted by bucket here, written out when more than
     ``memory_rows``."""
-    w = _PartWriter(rows.shape[1], memory_rows)
+    w = _PartWriter(rows.shape[1], memory_rows, files)
     w.add(*_bucket_sort(rows, hcol))
     return w.done()
 
@@ -235,8 +274,8 @@ class _Pending:
     3x10^7 positions with 2^19 rows in memory.  Copies in files not yet merged are dropped when their layer is
     taken, with the level they make (``make_level``), so merging less never changes what is stored."""
 
-    def __init__(self, width: int, memory_rows: int) -> None:
-        self.width, self.memory_rows = width, memory_rows
+    def __init__(self, width: int, memory_rows: int, files: _Files = TEMP) -> None:
+        self.width, self.memory_rows, self.store = width, memory_rows, files
         self.memory: list[_Chunk] = []
         self.files: list[_Chunk] = []
         self.written = 0  # rows written out in all
@@ -258,7 +297,7 @@ class _Pending:
         if sum(c.left() for c in self.memory) > self.memory_rows:
             rows = self._merged([c.rows[c.cursor:] for c in self.memory])
             self.memory = []
-            self.files.append(_Chunk(None, _temp_file(rows), rows.shape[0], self.width))
+            self.files.append(_Chunk(None, self.store.new(rows), rows.shape[0], self.width))
             self.written += rows.shape[0]
             while True:
                 tier, run = self.files[-1].tier, 1  # the last files of the last one's tier
@@ -276,7 +315,7 @@ class _Pending:
         at a time: the keys below the least of the chunks' keys ``piece`` rows on (fewer than ``piece`` rows from
         each chunk), or when that is the least key, that key's rows alone (written through as they are, in
         pieces, when more than ``memory_rows``)."""
-        f, n = _temp_file(), 0
+        f, n = self.store.new(), 0
         piece = max(1, self.memory_rows // len(chunks))
 
         def put(rows: np.ndarray) -> None:
@@ -478,7 +517,7 @@ def _fresh(cand, old, nw):
 class DiskSweepResult:
     """The verdict (WON, UNSOLVABLE or UNKNOWN), positions expanded and stored, the most cards up, the winning
     line's codes from the start (the safe moves in: :func:`engine.open_solitaire._replay`), the rows written to
-    disk and the largest level."""
+    disk and the largest level; ``paused`` when it stopped UNKNOWN at a pause, its state left in the checkpoint."""
 
     outcome: int
     nodes: int
@@ -487,13 +526,14 @@ class DiskSweepResult:
     codes: np.ndarray
     written: int
     peak_level: int
+    paused: bool = False
 
 
 class _Links:
     """Every stored position's link, by number: in memory until ``memory_rows``, then appended to a file."""
 
-    def __init__(self, memory_rows: int) -> None:
-        self.file = _temp_file()
+    def __init__(self, memory_rows: int, files: _Files = TEMP, file: IO[bytes] | None = None) -> None:
+        self.file = file if file is not None else files.new()
         self.buf: list[np.ndarray] = []
         self.inbuf = 0
         self.flushed = 0
@@ -518,21 +558,137 @@ class _Links:
         return int.from_bytes(os.pread(self.file.fileno(), 8, 8 * i), "little")
 
     def close(self) -> None:
-        self.file.close()
+        _close_file(self.file)
+
+
+CHECKPOINT = "checkpoint.json"  # a paused sweep's state, in its checkpoint directory beside its files
+CHECKPOINT_FORMAT = 1
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that cannot be resumed here: of another deal or rules, another format, or files missing."""
+
+
+def _identity(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier: bool) -> str:
+    """What a checkpoint is of: the deal's position, its ranks and the sweep's rules (a digest)."""
+    h = hashlib.sha256()
+    for a in (start[:osol.STATE_SIZE], rel, params):
+        h.update(np.ascontiguousarray(a).tobytes())
+    h.update(b"frontier" if frontier else b"layers")
+    return h.hexdigest()
+
+
+def _keep(r: _Rows, files: _Files, rows: np.ndarray) -> str:
+    """The name of the file holding ``rows`` (those of ``r``), kept past the sweep's end: r's own file, or a new
+    one for rows held in memory."""
+    f = r.file
+    if f is None:
+        f = r.file = files.new(rows)
+        r.rows = None
+    f.flush()
+    f.sweep_keep = True
+    return os.path.basename(f.sweep_path)
+
+
+def _save(files: _Files, identity: str, nw: int, counters: dict, levels: list[tuple[_Part, int]],
+          level: tuple[_Part, int], pending: _Pending, links: _Links) -> None:
+    """Write a paused sweep's state: the layer's kept levels and the new one, every pending chunk from its cursor
+    on, the links, and the counters, as named files and a manifest written last (replaced whole, so a
+    manifest is never half written)."""
+    def part(p: _Part, first_id: int) -> dict:
+        return {"file": _keep(p, files, p.rows), "starts": p.starts.tolist(), "width": p.width, "first_id": first_id}
+
+    chunks = []
+    for c in pending.memory + pending.files:
+        memory = c.rows is not None
+        if memory:  # what is left of it, to come back into memory
+            rows = c.rows[c.cursor:]
+            c.rows, c.n, c.cursor = rows, rows.shape[0], 0
+        chunks.append({"file": _keep(c, files, c.rows), "n": c.n, "cursor": c.cursor, "tier": c.tier,
+                       "memory": memory})
+    links.flush()
+    links.file.sweep_keep = True
+    doc = {"format": CHECKPOINT_FORMAT, "identity": identity, "nw": nw, "counters": counters,
+           "levels": [part(p, i) for p, i in levels], "level": part(*level),
+           "pending": {"chunks": chunks, "written": pending.written, "width": pending.width},
+           "links": {"file": os.path.basename(links.file.sweep_path), "flushed": links.flushed}}
+    path = os.path.join(files.directory, CHECKPOINT)
+    with open(path + ".new", "w") as out:
+        json.dump(doc, out)
+    os.replace(path + ".new", path)
+
+
+def _load(files: _Files, identity: str, nw: int, memory_rows: int) -> tuple[dict, list[tuple[_Part, int]],
+                                                                           tuple[_Part, int], _Pending, _Links]:
+    """A paused sweep's state from its checkpoint (``_save``), its files reopened to be removed as they are
+    closed.  The manifest is removed once read: a resumed sweep's files change from then on, so only its next
+    pause makes a checkpoint again."""
+    path = os.path.join(files.directory, CHECKPOINT)
+    with open(path) as f:
+        doc = json.load(f)
+    if doc.get("format") != CHECKPOINT_FORMAT:
+        raise CheckpointError(f"checkpoint {path}: format {doc.get('format')!r}; allowed: {CHECKPOINT_FORMAT}")
+    if doc["identity"] != identity or doc["nw"] != nw:
+        raise CheckpointError(f"checkpoint {path}: of another deal or other rules; allowed: the deal and rules it "
+                              "was made with (or another directory)")
+
+    def reopen(name: str) -> IO[bytes]:
+        full = os.path.join(files.directory, name)
+        if not os.path.exists(full):
+            raise CheckpointError(f"checkpoint {path}: its file {name} is missing; allowed: a checkpoint whole")
+        return _named(full, "r+b")
+
+    def part(d: dict) -> tuple[_Part, int]:
+        return _Part(np.array(d["starts"], dtype=np.int64), d["width"], None, reopen(d["file"])), d["first_id"]
+
+    levels = [part(d) for d in doc["levels"]]
+    level = part(doc["level"])
+    pend = doc["pending"]
+    pending = _Pending(pend["width"], memory_rows, files)
+    pending.written = pend["written"]
+    for d in pend["chunks"]:  # back where they were, so that the pending rows merge and spill as if never paused
+        f = reopen(d["file"])
+        if d["memory"]:
+            c = _Chunk(_pread_rows(f, 0, d["n"], pend["width"]), None, d["n"], pend["width"])
+            _close_file(f)
+            pending.memory.append(c)
+        else:
+            c = _Chunk(None, f, d["n"], pend["width"])
+            c.cursor, c.tier = d["cursor"], d["tier"]
+            pending.files.append(c)
+    links = _Links(memory_rows, files, reopen(doc["links"]["file"]))
+    links.flushed = doc["links"]["flushed"]
+    links.file.seek(8 * links.flushed)
+    os.unlink(path)
+    return doc["counters"], levels, level, pending, links
 
 
 def disk_sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier: bool, total_cap: int,
                memory_rows: int = 0, dedup_rows: int = 0, progress: Callable[..., None] | None = None,
-               stop: Callable[[], bool] | None = None) -> DiskSweepResult:
+               stop: Callable[[], bool] | None = None, checkpoint: str | None = None,
+               pause: Callable[[], bool] | None = None) -> DiskSweepResult:
     """The sweep with its levels on disk (module docstring) from position ``start`` under ``params`` (the sweep's:
     :func:`engine.open_solitaire.sweep_params`), until decided or more than ``total_cap`` positions are stored
     (then UNKNOWN).  ``frontier``: every move within a layer can be undone (``engine.open_solitaire._frontier``).
     ``memory_rows`` and ``dedup_rows`` (0: MEMORY_ROWS and DEDUP_ROWS) bound what is held in memory.
     ``progress``, if given, is called at each level's end with (layer key, level, its positions, expanded,
     stored, rows written out); ``stop``, if given, is asked after each piece of a level is expanded, and when it
-    answers true the search ends UNKNOWN (``max_seconds``)."""
+    answers true the search ends UNKNOWN (``max_seconds``).
+
+    Pause and resume, for searches of hours: with ``checkpoint`` (a directory, made if missing) the files are
+    named files in it, and ``pause``, if given, is asked at each level's end; when it answers true the state is
+    written there (``_save``) and the search returns UNKNOWN with ``paused`` set.  Called again with the same
+    directory, deal and rules, it goes on from there (``_load``; CheckpointError for another deal or rules), and
+    makes exactly the levels, numbers and verdict of a search never paused: the state saved is all a level's end
+    carries to the next (the layer's kept levels, the new one, the pending positions, the links, the counts)."""
     memory_rows = memory_rows or MEMORY_ROWS
     dedup_rows = dedup_rows or DEDUP_ROWS
+    if pause is not None and checkpoint is None:
+        raise ValueError("disk_sweep: pause needs a checkpoint directory")
+    files = TEMP
+    if checkpoint is not None:
+        os.makedirs(checkpoint, exist_ok=True)
+        files = _Files(checkpoint)
     root = np.zeros(osol.STATE_WORDS * 8, dtype=np.uint8)
     root[:osol.STATE_SIZE] = start[:osol.STATE_SIZE]
     osol._closure(root, rel, params, np.zeros(0, dtype=np.int64), 0)
@@ -547,17 +703,26 @@ def disk_sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier:
     masks = up_masks(rel)
     same_out = np.zeros((OUT_ROWS, nw + 2), dtype=np.uint64)
     up_out = np.zeros((OUT_ROWS, nw + 3), dtype=np.uint64)
-    links = _Links(memory_rows)
-    pending = _Pending(nw + 3, memory_rows)
-    first = np.zeros((1, nw + 3), dtype=np.uint64)
-    first[0, 0] = osol._sweep_layer(root, rel, params)
-    first[0, 1:nw + 1] = enc.view(np.uint64)[:nw]
-    first[0, nw + 1], first[0, nw + 2] = hv, NO_PARENT
-    pending.add(first)
-    stored = nodes = best = written = peak_level = 0
+    identity = _identity(start, rel, params, frontier)
     levels: list[tuple[_Part, int]] = []  # the layer's levels kept for deduplication: (part, first number)
+    level: tuple[_Part, int] | None = None  # the level to expand next
+    resumed = None
+    if checkpoint is not None and os.path.exists(os.path.join(checkpoint, CHECKPOINT)):
+        counters, levels, level, pending, links = _load(files, identity, nw, memory_rows)
+        stored, nodes, best, written, peak_level = (counters[k] for k in ("stored", "nodes", "best", "written",
+                                                                           "peak_level"))
+        resumed = (counters["layer"], counters["depth"])
+    else:
+        links = _Links(memory_rows, files)
+        pending = _Pending(nw + 3, memory_rows, files)
+        first = np.zeros((1, nw + 3), dtype=np.uint64)
+        first[0, 0] = osol._sweep_layer(root, rel, params)
+        first[0, 1:nw + 1] = enc.view(np.uint64)[:nw]
+        first[0, nw + 1], first[0, nw + 2] = hv, NO_PARENT
+        pending.add(first)
+        stored = nodes = best = written = peak_level = 0
     cparts: list[_Part] = []
-    outcome, goal = UNSOLVABLE, (-1, 0)
+    outcome, goal, paused = UNSOLVABLE, (-1, 0), False
 
     def make_level(parts: list[_Part]) -> tuple[_Part, int]:
         """Candidates (parts sorted by bucket) deduplicated, bucket group by bucket group, against the kept
@@ -566,7 +731,7 @@ def disk_sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier:
         counts = np.zeros(NBUCKETS, dtype=np.int64)
         for p in parts + [lv for lv, _ in levels]:
             counts += np.diff(p.starts)
-        out = _PartWriter(nw + 1, memory_rows)
+        out = _PartWriter(nw + 1, memory_rows, files)
         for b0, b1 in _groups(counts, dedup_rows):
             cand = [p.buckets(b0, b1) for p in parts]
             cand = [c for c in cand if c.shape[0]]
@@ -595,23 +760,26 @@ def disk_sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier:
         nonlocal written
         rows = rows[_fresh(rows, rows[:0], nw)]
         held = sum(p.n for p in cparts if p.rows is not None)
-        cparts.append(_part(rows, nw, memory_rows - held))
+        cparts.append(_part(rows, nw, memory_rows - held, files))
         if cparts[-1].file is not None:
             written += rows.shape[0]
 
     try:
         while outcome == UNSOLVABLE:
-            layer = pending.least()
-            if layer is None:
-                break  # every position stored was expanded: unsolvable
-            for lv, _ in levels:
-                lv.close()
-            levels = []
-            cparts = []
-            for rows in pending.take(layer, memory_rows):
-                file_same(rows[:, 1:])
-            level = make_level(cparts)
-            depth = 0
+            if resumed is not None:
+                (layer, depth), resumed = resumed, None
+            else:
+                layer = pending.least()
+                if layer is None:
+                    break  # every position stored was expanded: unsolvable
+                for lv, _ in levels + ([level] if level is not None else []):
+                    lv.close()  # the last level is empty (in a file only when it came from a checkpoint)
+                levels = []
+                cparts = []
+                for rows in pending.take(layer, memory_rows):
+                    file_same(rows[:, 1:])
+                level = make_level(cparts)
+                depth = 0
             while level[0].n > 0:
                 if stored > total_cap:
                     outcome = UNKNOWN
@@ -659,6 +827,12 @@ def disk_sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier:
                 depth += 1
                 if progress is not None:
                     progress(layer, depth, level[0].n, nodes, stored, written + pending.written)
+                if pause is not None and pause():
+                    counters = {"layer": layer, "depth": depth, "stored": stored, "nodes": nodes, "best": best,
+                                "written": written, "peak_level": peak_level}
+                    _save(files, identity, nw, counters, levels, level, pending, links)
+                    outcome, paused = UNKNOWN, True
+                    break
         codes = np.zeros(0, dtype=np.int64)
         if outcome == WON:
             path = [goal[1]]
@@ -670,9 +844,9 @@ def disk_sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier:
                 path.append(link & ((1 << CODE_BITS) - 1))
                 e = link >> CODE_BITS
             codes = osol._replay(start, rel, params, np.array(path[::-1], dtype=np.int64))
-        return DiskSweepResult(outcome, nodes, stored, best, codes, written + pending.written, peak_level)
+        return DiskSweepResult(outcome, nodes, stored, best, codes, written + pending.written, peak_level, paused)
     finally:
-        for p in [lv for lv, _ in levels] + cparts:
+        for p in [lv for lv, _ in levels] + cparts + ([level[0]] if level is not None else []):
             p.close()
         pending.close()
         links.close()

@@ -18,7 +18,8 @@ Runs on one core, in this process:
      (--table-start) the first deal, to extend a row past the deals already run.
      (--sweep "ROW:I,J") runs the last search, the sweep, alone on deals I, J of a row instead;
      (--disk-sweep "ROW:I,J") the sweep with its levels on disk (engine/disk_sweep.py), alone, up to
-     --disk-positions stored, with a line of progress every minute of CPU and at every level of 5 x 10^6.
+     --disk-positions stored, with a line of progress every minute of CPU and at every level of 5 x 10^6;
+     with --disk-checkpoint DIR an interrupt pauses it at a level's end and the same command resumes it.
   6. (--perpetual-motion N) Perpetual Motion under strategy: solver, N seeded deals (seed 2009) for clarke,
      masten and pysolfc, each with direction as the preset has it and with `any`: won/unsolvable/unknown,
      the passes found, how often rounds_optimal was proven, the forced automaton beside it (dominance),
@@ -141,12 +142,14 @@ def sweep_section(row: str, indices: list[int], seed: int) -> None:
 
 
 class _TempFiles:
-    """The bytes of this process's temporary files (open and unlinked, as the sweep on disk's are), sampled every
-    second from /proc/self/fd on a thread, and the most seen: 0 where there is no /proc (not Linux)."""
+    """The bytes of this process's temporary files (open and unlinked, as the sweep on disk's are, or open under
+    ``directory``, a checkpoint's), sampled every second from /proc/self/fd on a thread, and the most seen: 0
+    where there is no /proc (not Linux)."""
 
-    def __init__(self) -> None:
+    def __init__(self, directory: str | None = None) -> None:
         import threading
 
+        self.directory = os.path.abspath(directory) + os.sep if directory else None
         self.now = self.most = 0
         self._done = threading.Event()
         self._thread = threading.Thread(target=self._watch, daemon=True)
@@ -161,7 +164,8 @@ class _TempFiles:
                 return
             for fd in fds:
                 try:
-                    if os.readlink(f"/proc/self/fd/{fd}").endswith("(deleted)"):
+                    target = os.readlink(f"/proc/self/fd/{fd}")
+                    if target.endswith("(deleted)") or (self.directory and target.startswith(self.directory)):
                         total += os.fstat(int(fd)).st_size
                 except OSError:
                     pass  # closed meanwhile
@@ -172,14 +176,18 @@ class _TempFiles:
         self._thread.join()
 
 
-def disk_sweep_section(row: str, indices: list[int], seed: int, positions: int) -> None:
+def disk_sweep_section(row: str, indices: list[int], seed: int, positions: int, checkpoint: str = "") -> None:
     """The sweep with its levels on disk (engine/disk_sweep.py) alone on chosen seeded deals of one table row:
     a line every minute of CPU and at every level of at least 5 x 10^6 positions (CPU seconds, the layer's
     u + |S| and level, its positions, expanded and stored so far, rows written to disk, temporary files now,
     peak memory), then the verdict with the most temporary files held; a win's line is replayed by the reference
-    checker here."""
+    checker here.  With ``checkpoint`` (a directory) each deal's files are kept in CHECKPOINT/deal-I, and an
+    interrupt (Ctrl-C, SIGTERM or SIGUSR1) pauses the sweep at its level's end, its state left there; the same
+    command again resumes it, its CPU seconds counted from the first start (bench.json beside it)."""
     import importlib
+    import json
     import resource
+    import signal
 
     from engine import open_solitaire as osol
     from engine.disk_sweep import disk_sweep
@@ -190,12 +198,29 @@ def disk_sweep_section(row: str, indices: list[int], seed: int, positions: int) 
     rules = g.rules(overrides=over)
     srules = mod.SOLVER.solver_rules(rules)
     print(f"the sweep on disk alone, row {row!r}, seed {seed}, up to {positions:,} positions", flush=True)
+    asked = [False]
+    if checkpoint:
+        def ask(signum: int, frame: object) -> None:
+            if not asked[0]:
+                print(f"  signal {signum}: pausing at this level's end", flush=True)
+            asked[0] = True
+
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGUSR1):
+            signal.signal(sig, ask)
     for index in indices:
+        if asked[0]:
+            break
         deal = seeded_deals(g.deck, seed, index, 1)[0]
         st, rel = osol.deal_position(deal, srules)
-        cpu0 = time.process_time()
+        where = os.path.join(checkpoint, f"deal-{index}") if checkpoint else None
+        before = {"cpu": 0.0, "files": 0}
+        if where and os.path.exists(os.path.join(where, "bench.json")):
+            with open(os.path.join(where, "bench.json")) as f:
+                before = json.load(f)
+            print(f"  deal {index}: resuming from {where} ({before['cpu']:.0f} CPU-s before)", flush=True)
+        cpu0 = time.process_time() - before["cpu"]
         last = [cpu0]
-        files = _TempFiles()
+        files = _TempFiles(where)
 
         def progress(layer: int, depth: int, n: int, nodes: int, stored: int, written: int) -> None:
             now = time.process_time()
@@ -205,8 +230,19 @@ def disk_sweep_section(row: str, indices: list[int], seed: int, positions: int) 
                       f"{nodes:>13,}  stored {stored:>13,}  written {written:>13,}  files {files.now >> 20:,} MiB"
                       f"  peak {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024:,} MiB", flush=True)
 
-        r = disk_sweep(st, rel, osol.sweep_params(srules), osol._frontier(srules), positions, progress=progress)
+        r = disk_sweep(st, rel, osol.sweep_params(srules), osol._frontier(srules), positions, progress=progress,
+                       checkpoint=where, pause=(lambda: asked[0]) if where else None)
         files.stop()
+        most = max(files.most, before["files"])
+        if where:
+            if r.paused:
+                with open(os.path.join(where, "bench.json"), "w") as f:
+                    json.dump({"cpu": time.process_time() - cpu0, "files": most}, f)
+                print(f"  deal {index}: paused at {r.stored:,} stored, {time.process_time() - cpu0:.0f} CPU s; "
+                      f"its state is in {where}: the same command resumes it", flush=True)
+                continue
+            if os.path.exists(os.path.join(where, "bench.json")):
+                os.unlink(os.path.join(where, "bench.json"))
         verdict = {WON: "won", UNSOLVABLE: "unsolvable"}.get(r.outcome, "unknown")
         if r.outcome == WON:
             ref_rules = mod.SOLVER.reference_rules(rules)
@@ -214,7 +250,7 @@ def disk_sweep_section(row: str, indices: list[int], seed: int, positions: int) 
             verdict += f", line of {len(r.codes)} moves " + ("replayed by the checker" if why is None else
                                                               f"REJECTED by the checker: {why}")
         print(f"  deal {index}: {verdict}, {r.nodes:,} expanded, {r.stored:,} stored, largest level "
-              f"{r.peak_level:,}, {r.written:,} rows written, temporary files at most {files.most >> 20:,} MiB, "
+              f"{r.peak_level:,}, {r.written:,} rows written, temporary files at most {most >> 20:,} MiB, "
               f"{time.process_time() - cpu0:.0f} CPU s, peak "
               f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024:,} MiB", flush=True)
 
@@ -449,11 +485,14 @@ def main() -> None:
     ap.add_argument("--disk-sweep", default="", help="ROW:I,J,...: the sweep with its levels on disk alone on deals "
                     "I, J of a table row, e.g. 'freecell columns=6:3499'")
     ap.add_argument("--disk-positions", type=float, default=3e9, help="positions --disk-sweep may store")
+    ap.add_argument("--disk-checkpoint", default="", help="DIR: --disk-sweep keeps each deal's files in DIR/deal-I, "
+                    "pauses there on Ctrl-C, SIGTERM or SIGUSR1, and resumes from there when run again")
     args = ap.parse_args()
 
     if args.disk_sweep:
         row, _, indices = args.disk_sweep.rpartition(":")
-        disk_sweep_section(row, [int(i) for i in indices.split(",")], args.table_seed, int(args.disk_positions))
+        disk_sweep_section(row, [int(i) for i in indices.split(",")], args.table_seed, int(args.disk_positions),
+                           args.disk_checkpoint)
         return
     if args.sweep_total:
         from engine import open_solitaire as osol

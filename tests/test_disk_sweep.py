@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 
 import numba as nb
 import numpy as np
@@ -12,8 +13,10 @@ from engine import disk_sweep as ds
 from engine import open_solitaire as osol
 from engine.cards import DECK_52
 from engine.deals import seeded_deals
+from engine.games import penguin
 from engine.outcomes import UNKNOWN, UNSOLVABLE, WON
 from engine.position_table import words_hash
+from engine.reference import open_solitaire as reference
 from engine.registry import get_game
 from test_open_solitaire_search import _srules
 
@@ -204,3 +207,74 @@ def test_pending_positions_come_back_by_layer_each_at_least_once(memory_rows):
         assert pending.written > 0
     assert taken < keys.shape[0]  # copies merged
     pending.close()
+
+
+def _paused_every_level(tmp_path, st, rel, params, frontier, every=1, **kw):
+    """The sweep on disk paused at every ``every``-th level's end and resumed from its checkpoint each time (a
+    fresh call), to its end: the last result, and how many pauses it made."""
+    pauses = 0
+    ends = itertools.count(1)
+    while True:
+        r = ds.disk_sweep(st, rel, params, frontier, 10**9, checkpoint=str(tmp_path),
+                          pause=lambda: next(ends) % every == 0, **kw)
+        if not r.paused:
+            return r, pauses
+        pauses += 1
+        assert (tmp_path / ds.CHECKPOINT).exists()
+
+
+@pytest.mark.parametrize("memory_rows, dedup_rows", [(0, 0), (300, 40)])
+def test_a_sweep_paused_at_every_level_and_resumed_is_the_sweep_never_paused(tmp_path, memory_rows, dedup_rows):
+    """Paused at each level's end and resumed from the checkpoint (a fresh call each time), the sweep makes the
+    same expansions, positions, rows written and largest level as when never paused, in memory and with its
+    parts and pending positions in files (and pending chunks in memory, which come back into memory); once
+    decided, it leaves nothing in the directory."""
+    rules, st, rel = _position("freecell", {"cells": 1}, 99, 16)
+    params = osol.sweep_params(rules)
+    kw = {"memory_rows": memory_rows, "dedup_rows": dedup_rows}
+    plain = ds.disk_sweep(st, rel, params, True, 10**9, **kw)
+    resumed, pauses = _paused_every_level(tmp_path, st, rel, params, True, **kw)
+    assert pauses > 50 and (plain.written > 0) == (memory_rows > 0)
+    for r in (plain, resumed):
+        assert (r.outcome, r.nodes, r.stored) == (UNSOLVABLE, 25_831, 25_831)
+    assert (resumed.written, resumed.peak_level, resumed.paused) == (plain.written, plain.peak_level, False)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_win_resumed_has_the_line_of_the_win_never_paused(tmp_path):
+    """Penguin seed 1 deal 0, won by the sweep on disk in 238,632 expansions over 29,354 levels: paused every
+    997th level and resumed, it is won with the very same line (the positions are numbered and linked as if
+    never paused, the links read back from the checkpoint's file), and the checker replays it."""
+    g = get_game("penguin")
+    deal = seeded_deals(DECK_52, 1, 0, 1)[0]
+    rules = g.rules()
+    srules = penguin.SOLVER.solver_rules(rules)
+    st, rel = osol.deal_position(deal, srules)
+    params, frontier = osol.sweep_params(srules), osol._frontier(srules)
+    plain = ds.disk_sweep(st, rel, params, frontier, 10**7, memory_rows=2_000)
+    resumed, pauses = _paused_every_level(tmp_path, st, rel, params, frontier, every=997, memory_rows=2_000)
+    assert plain.outcome == resumed.outcome == WON and pauses == 29_354 // 997
+    assert (resumed.nodes, resumed.stored, resumed.written) == (plain.nodes, plain.stored, plain.written)
+    assert resumed.nodes == 238_632 and resumed.codes.tolist() == plain.codes.tolist()
+    ref_rules = penguin.SOLVER.reference_rules(rules)
+    assert reference.check_solution(deal, ref_rules, osol.reference_moves(deal, ref_rules, resumed.codes)) is None
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_checkpoint_of_another_deal_is_refused_and_kept(tmp_path):
+    """A checkpoint resumed with another deal ends with CheckpointError naming it, and is left as it was: the
+    right deal still resumes from it.  A pause without a checkpoint directory is refused."""
+    rules, st, rel = _position("freecell", {"cells": 1}, 99, 16)
+    _, other, other_rel = _position("freecell", {"cells": 1}, 99, 17)
+    params = osol.sweep_params(rules)
+    first = ds.disk_sweep(st, rel, params, True, 10**9, memory_rows=300, checkpoint=str(tmp_path),
+                          pause=lambda: True)
+    assert first.paused and first.outcome == UNKNOWN
+    before = sorted(p.name for p in tmp_path.iterdir())
+    with pytest.raises(ds.CheckpointError, match="another deal"):
+        ds.disk_sweep(other, other_rel, params, True, 10**9, checkpoint=str(tmp_path))
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+    done = ds.disk_sweep(st, rel, params, True, 10**9, memory_rows=300, checkpoint=str(tmp_path))
+    assert (done.outcome, done.stored, done.paused) == (UNSOLVABLE, 25_831, False)
+    with pytest.raises(ValueError, match="checkpoint"):
+        ds.disk_sweep(st, rel, params, True, 10**9, pause=lambda: False)
