@@ -51,13 +51,10 @@ test pauses at every level and compares the two, rows written and a win's line i
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
-import queue
 import tempfile
-import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO
@@ -176,7 +173,7 @@ def _close_file(f: IO[bytes]) -> None:
 TEMP = _Files()
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True)
 def _bucket_sort(rows, hcol):
     """``rows`` sorted by bucket (a counting sort: stable) and each bucket's row count."""
     counts = np.zeros(NBUCKETS, dtype=np.int64)
@@ -428,7 +425,7 @@ def _layer_after(blocked, code, st, masks, params):
     return ((up + 52 - _popcount(blocked)) << np.int64(52)) | (np.int64(LAYER_CARDS) ^ blocked)
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True)
 def _expand(recs, i0, first_id, ref, frame, rel, params, layer, masks, same, up):
     """Expand records i0.. of ``recs`` (numbered first_id + i) until they end or the out arrays might not hold
     the next one's children: each child in ``layer`` into ``same`` (record, hash, link), each in a higher layer
@@ -478,7 +475,7 @@ def _expand(recs, i0, first_id, ref, frame, rel, params, layer, masks, same, up)
     return i, ns, nu, best, np.int64(-1), np.int64(0), 0
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True)
 def _fresh(cand, old, nw):
     """Which candidates (rows: record, hash, ...) are new: not among the ``old`` rows' records nor an earlier
     candidate's.  An open-addressing set of row numbers (old rows first, then the candidates kept), slots by the
@@ -514,72 +511,6 @@ def _fresh(cand, old, nw):
             slots[s] = old.shape[0] + j
             keep[j] = True
     return keep
-
-
-def _expand_level(part: _Part, first_id: int, nw: int, kernel_args: tuple) -> Iterator[tuple | None]:
-    """A level's expansions in order, by the kernel's calls: for each, (positions expanded, its children in the
-    layer, those in higher layers, the most cards up, the winning record's number or -1, the winning code, whether
-    a key fell), copied out of the kernel's buffers; None at the end of each piece of ``PIECE`` records."""
-    same_out = np.zeros((OUT_ROWS, nw + 2), dtype=np.uint64)
-    up_out = np.zeros((OUT_ROWS, nw + 3), dtype=np.uint64)
-    for lo in range(0, part.n, PIECE):
-        recs = np.ascontiguousarray(part.read(lo, min(part.n, lo + PIECE))[:, :nw])
-        i = 0
-        while i < recs.shape[0]:
-            i1, ns, nu, b, won_id, won_code, below = _expand(recs, i, first_id + lo, *kernel_args, same_out, up_out)
-            yield (i1 - i + (1 if won_id >= 0 else 0), same_out[:ns].copy(), up_out[:nu].copy(), int(b),
-                   int(won_id), int(won_code), bool(below))
-            if won_id >= 0 or below:
-                return
-            i = i1
-        yield None
-
-
-AHEAD = 4  # kernel calls the expanding thread may run ahead of the one filing their children
-AHEAD_LEVEL = PIECE  # the least level expanded on a thread of its own: handing a small level over costs more
-# than it saves (Penguin's 29,354 levels of about 8 positions took four times as long with a thread each)
-
-
-def _ahead(items: Iterator, most: int) -> Iterator:
-    """``items``, made on a thread of their own at most ``most`` ahead of the caller, in their order.  The kernels
-    release the GIL (nogil), so the expansions of a level overlap the filing of their children (sorting,
-    deduplicating, writing): two cores, and the same calls and order as one.  Closing this generator stops the
-    thread; an error on it is raised here."""
-    q: queue.Queue = queue.Queue(maxsize=most)
-    done = threading.Event()
-    end = object()
-
-    def put(x: object) -> bool:
-        while not done.is_set():
-            try:
-                q.put(x, timeout=0.1)
-                return True
-            except queue.Full:
-                pass
-        return False
-
-    def run() -> None:
-        try:
-            for x in items:
-                if not put(x):
-                    return
-            put(end)
-        except BaseException as exc:  # handed to the caller
-            put((end, exc))
-
-    t = threading.Thread(target=run, daemon=True)
-    t.start()
-    try:
-        while True:
-            x = q.get()
-            if x is end:
-                return
-            if isinstance(x, tuple) and x and x[0] is end:
-                raise x[1]
-            yield x
-    finally:
-        done.set()
-        t.join()
 
 
 @dataclass
@@ -735,7 +666,7 @@ def _load(files: _Files, identity: str, nw: int, memory_rows: int) -> tuple[dict
 def disk_sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier: bool, total_cap: int,
                memory_rows: int = 0, dedup_rows: int = 0, progress: Callable[..., None] | None = None,
                stop: Callable[[], bool] | None = None, checkpoint: str | None = None,
-               pause: Callable[[], bool] | None = None, threads: int = 1) -> DiskSweepResult:
+               pause: Callable[[], bool] | None = None) -> DiskSweepResult:
     """The sweep with its levels on disk (module docstring) from position ``start`` under ``params`` (the sweep's:
     :func:`engine.open_solitaire.sweep_params`), until decided or more than ``total_cap`` positions are stored
     (then UNKNOWN).  ``frontier``: every move within a layer can be undone (``engine.open_solitaire._frontier``).
@@ -749,17 +680,11 @@ def disk_sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier:
     written there (``_save``) and the search returns UNKNOWN with ``paused`` set.  Called again with the same
     directory, deal and rules, it goes on from there (``_load``; CheckpointError for another deal or rules), and
     makes exactly the levels, numbers and verdict of a search never paused: the state saved is all a level's end
-    carries to the next (the layer's kept levels, the new one, the pending positions, the links, the counts).
-
-    ``threads`` 2 expands each level of at least AHEAD_LEVEL positions on a second thread while this one files the
-    children (``_ahead``): the same kernel calls, consumed in the same order, so the same search, on up to two
-    cores."""
+    carries to the next (the layer's kept levels, the new one, the pending positions, the links, the counts)."""
     memory_rows = memory_rows or MEMORY_ROWS
     dedup_rows = dedup_rows or DEDUP_ROWS
     if pause is not None and checkpoint is None:
         raise ValueError("disk_sweep: pause needs a checkpoint directory")
-    if threads not in (1, 2):
-        raise ValueError(f"disk_sweep: threads {threads!r}; allowed: 1 or 2")
     files = TEMP
     if checkpoint is not None:
         os.makedirs(checkpoint, exist_ok=True)
@@ -776,6 +701,8 @@ def disk_sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier:
     enc = np.zeros(osol.REC_BYTES, dtype=np.uint8)
     hv = osol._encode_record(root, params, enc, np.zeros(osol.ORDER_SCRATCH, dtype=np.int64), root, frame)
     masks = up_masks(rel)
+    same_out = np.zeros((OUT_ROWS, nw + 2), dtype=np.uint64)
+    up_out = np.zeros((OUT_ROWS, nw + 3), dtype=np.uint64)
     identity = _identity(start, rel, params, frontier)
     levels: list[tuple[_Part, int]] = []  # the layer's levels kept for deduplication: (part, first number)
     level: tuple[_Part, int] | None = None  # the level to expand next
@@ -864,30 +791,31 @@ def disk_sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier:
                 cparts = []
                 same: list[np.ndarray] = []
                 same_rows = 0
-                items = _expand_level(part, first_id, nw, (root, frame, rel, params, layer, masks))
-                if threads == 2 and part.n >= AHEAD_LEVEL:
-                    items = _ahead(items, AHEAD)
-                with contextlib.closing(items):
-                    for item in items:
-                        if item is None:  # a piece's end
-                            if stop is not None and stop():
-                                outcome = UNKNOWN
-                                break
-                            continue
-                        n, same_new, up_new, b, won_id, won_code, below = item
+                for lo in range(0, part.n, PIECE):
+                    recs = np.ascontiguousarray(part.read(lo, min(part.n, lo + PIECE))[:, :nw])
+                    i = 0
+                    while i < recs.shape[0]:
+                        i1, ns, nu, b, won_id, won_code, below = _expand(recs, i, first_id + lo, root, frame, rel,
+                                                                          params, layer, masks, same_out, up_out)
                         if below:
                             raise AssertionError("a move lowered the sweep's layer key")
-                        nodes += n
-                        best = max(best, b)
+                        nodes += i1 - i + (1 if won_id >= 0 else 0)
+                        best = max(best, int(b))
                         if won_id >= 0:
-                            outcome, goal = WON, (won_id, won_code)
+                            outcome, goal = WON, (int(won_id), int(won_code))
                             break
-                        same.append(same_new)
-                        same_rows += same_new.shape[0]
-                        pending.add(up_new)
+                        i = i1
+                        same.append(same_out[:ns].copy())
+                        same_rows += ns
+                        pending.add(up_out[:nu])
                         if same_rows > memory_rows:
                             file_same(np.concatenate(same))
                             same, same_rows = [], 0
+                    if outcome == WON:
+                        break
+                    if stop is not None and stop():
+                        outcome = UNKNOWN
+                        break
                 if outcome != UNSOLVABLE:
                     break
                 if same_rows:

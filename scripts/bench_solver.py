@@ -176,17 +176,14 @@ class _TempFiles:
         self._thread.join()
 
 
-def disk_sweep_section(row: str, indices: list[int], seed: int, positions: int, checkpoint: str = "",
-                       threads: int = 1) -> None:
+def disk_sweep_section(row: str, indices: list[int], seed: int, positions: int, checkpoint: str = "") -> None:
     """The sweep with its levels on disk (engine/disk_sweep.py) alone on chosen seeded deals of one table row:
-    a line every minute of CPU and at every level of at least 5 x 10^6 positions (CPU and wall seconds, the layer's
+    a line every minute of CPU and at every level of at least 5 x 10^6 positions (CPU seconds, the layer's
     u + |S| and level, its positions, expanded and stored so far, rows written to disk, temporary files now,
     peak memory), then the verdict with the most temporary files held; a win's line is replayed by the reference
     checker here.  With ``checkpoint`` (a directory) each deal's files are kept in CHECKPOINT/deal-I, and an
     interrupt (Ctrl-C, SIGTERM or SIGUSR1) pauses the sweep at its level's end, its state left there; the same
-    command again resumes it, its CPU seconds counted from the first start (bench.json beside it).  ``threads``
-    2 expands the large levels on a second thread (the same search; CPU seconds are the process's, both
-    threads')."""
+    command again resumes it, its CPU seconds counted from the first start (bench.json beside it)."""
     import importlib
     import json
     import resource
@@ -216,13 +213,12 @@ def disk_sweep_section(row: str, indices: list[int], seed: int, positions: int, 
         deal = seeded_deals(g.deck, seed, index, 1)[0]
         st, rel = osol.deal_position(deal, srules)
         where = os.path.join(checkpoint, f"deal-{index}") if checkpoint else None
-        before = {"cpu": 0.0, "wall": 0.0, "files": 0}
+        before = {"cpu": 0.0, "files": 0}
         if where and os.path.exists(os.path.join(where, "bench.json")):
             with open(os.path.join(where, "bench.json")) as f:
                 before = json.load(f)
             print(f"  deal {index}: resuming from {where} ({before['cpu']:.0f} CPU-s before)", flush=True)
         cpu0 = time.process_time() - before["cpu"]
-        wall0 = time.perf_counter() - before.get("wall", 0.0)
         last = [cpu0]
         files = _TempFiles(where)
 
@@ -230,19 +226,18 @@ def disk_sweep_section(row: str, indices: list[int], seed: int, positions: int, 
             now = time.process_time()
             if now - last[0] >= 60 or n >= 5_000_000:
                 last[0] = now
-                print(f"  {now - cpu0:7.0f} CPU-s {time.perf_counter() - wall0:7.0f} s  u+|S| {layer >> 52:3d} level {depth:3d}: {n:>11,}  expanded "
+                print(f"  {now - cpu0:7.0f} CPU-s  u+|S| {layer >> 52:3d} level {depth:3d}: {n:>11,}  expanded "
                       f"{nodes:>13,}  stored {stored:>13,}  written {written:>13,}  files {files.now >> 20:,} MiB"
                       f"  peak {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024:,} MiB", flush=True)
 
         r = disk_sweep(st, rel, osol.sweep_params(srules), osol._frontier(srules), positions, progress=progress,
-                       checkpoint=where, pause=(lambda: asked[0]) if where else None, threads=threads)
+                       checkpoint=where, pause=(lambda: asked[0]) if where else None)
         files.stop()
         most = max(files.most, before["files"])
         if where:
             if r.paused:
                 with open(os.path.join(where, "bench.json"), "w") as f:
-                    json.dump({"cpu": time.process_time() - cpu0, "wall": time.perf_counter() - wall0,
-                               "files": most}, f)
+                    json.dump({"cpu": time.process_time() - cpu0, "files": most}, f)
                 print(f"  deal {index}: paused at {r.stored:,} stored, {time.process_time() - cpu0:.0f} CPU s; "
                       f"its state is in {where}: the same command resumes it", flush=True)
                 continue
@@ -256,7 +251,7 @@ def disk_sweep_section(row: str, indices: list[int], seed: int, positions: int, 
                                                               f"REJECTED by the checker: {why}")
         print(f"  deal {index}: {verdict}, {r.nodes:,} expanded, {r.stored:,} stored, largest level "
               f"{r.peak_level:,}, {r.written:,} rows written, temporary files at most {most >> 20:,} MiB, "
-              f"{time.process_time() - cpu0:.0f} CPU s, {time.perf_counter() - wall0:.0f} s of wall time, peak "
+              f"{time.process_time() - cpu0:.0f} CPU s, peak "
               f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024:,} MiB", flush=True)
 
 
@@ -490,8 +485,6 @@ def main() -> None:
     ap.add_argument("--disk-sweep", default="", help="ROW:I,J,...: the sweep with its levels on disk alone on deals "
                     "I, J of a table row, e.g. 'freecell columns=6:3499'")
     ap.add_argument("--disk-positions", type=float, default=3e9, help="positions --disk-sweep may store")
-    ap.add_argument("--disk-threads", type=int, default=1, choices=(1, 2), help="--disk-sweep's threads: 2 expands "
-                    "large levels on a second thread while the first files their children (the same search)")
     ap.add_argument("--disk-checkpoint", default="", help="DIR: --disk-sweep keeps each deal's files in DIR/deal-I, "
                     "pauses there on Ctrl-C, SIGTERM or SIGUSR1, and resumes from there when run again")
     args = ap.parse_args()
@@ -499,7 +492,7 @@ def main() -> None:
     if args.disk_sweep:
         row, _, indices = args.disk_sweep.rpartition(":")
         disk_sweep_section(row, [int(i) for i in indices.split(",")], args.table_seed, int(args.disk_positions),
-                           args.disk_checkpoint, args.disk_threads)
+                           args.disk_checkpoint)
         return
     if args.sweep_total:
         from engine import open_solitaire as osol

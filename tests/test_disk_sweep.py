@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import itertools
 
 import numba as nb
@@ -242,24 +241,17 @@ def test_a_sweep_paused_at_every_level_and_resumed_is_the_sweep_never_paused(tmp
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.fixture(scope="module")
-def penguin_win():
-    """Penguin seed 1 deal 0 for the sweep on disk: (deal, rules, position, ranks, params, frontier), and its
-    win with 2,000 rows in memory (238,632 expansions over 29,354 levels)."""
+def test_a_win_resumed_has_the_line_of_the_win_never_paused(tmp_path):
+    """Penguin seed 1 deal 0, won by the sweep on disk in 238,632 expansions over 29,354 levels: paused every
+    997th level and resumed, it is won with the very same line (the positions are numbered and linked as if
+    never paused, the links read back from the checkpoint's file), and the checker replays it."""
     g = get_game("penguin")
     deal = seeded_deals(DECK_52, 1, 0, 1)[0]
     rules = g.rules()
     srules = penguin.SOLVER.solver_rules(rules)
     st, rel = osol.deal_position(deal, srules)
     params, frontier = osol.sweep_params(srules), osol._frontier(srules)
-    return (deal, rules, st, rel, params, frontier), ds.disk_sweep(st, rel, params, frontier, 10**7, memory_rows=2_000)
-
-
-def test_a_win_resumed_has_the_line_of_the_win_never_paused(tmp_path, penguin_win):
-    """Penguin seed 1 deal 0, won by the sweep on disk in 238,632 expansions over 29,354 levels: paused every
-    997th level and resumed, it is won with the very same line (the positions are numbered and linked as if
-    never paused, the links read back from the checkpoint's file), and the checker replays it."""
-    (deal, rules, st, rel, params, frontier), plain = penguin_win
+    plain = ds.disk_sweep(st, rel, params, frontier, 10**7, memory_rows=2_000)
     resumed, pauses = _paused_every_level(tmp_path, st, rel, params, frontier, every=997, memory_rows=2_000)
     assert plain.outcome == resumed.outcome == WON and pauses == 29_354 // 997
     assert (resumed.nodes, resumed.stored, resumed.written) == (plain.nodes, plain.stored, plain.written)
@@ -286,75 +278,3 @@ def test_a_checkpoint_of_another_deal_is_refused_and_kept(tmp_path):
     assert (done.outcome, done.stored, done.paused) == (UNSOLVABLE, 25_831, False)
     with pytest.raises(ValueError, match="checkpoint"):
         ds.disk_sweep(st, rel, params, True, 10**9, pause=lambda: False)
-
-
-@pytest.mark.parametrize("memory_rows, dedup_rows", [(0, 0), (300, 40)])
-def test_two_threads_make_the_same_search(memory_rows, dedup_rows, monkeypatch):
-    """With every level of 100 positions or more expanded on a second thread, in pieces of 64, the sweep on disk
-    makes the same expansions, positions, rows written and largest level as with one, in memory and through
-    files, and stops after the first piece when told to."""
-    monkeypatch.setattr(ds, "AHEAD_LEVEL", 100)
-    monkeypatch.setattr(ds, "PIECE", 64)
-    rules, st, rel = _position("freecell", {"cells": 1}, 99, 16)
-    params = osol.sweep_params(rules)
-    kw = {"memory_rows": memory_rows, "dedup_rows": dedup_rows}
-    one = ds.disk_sweep(st, rel, params, True, 10**9, **kw)
-    two = ds.disk_sweep(st, rel, params, True, 10**9, threads=2, **kw)
-    assert (two.outcome, two.nodes, two.stored) == (UNSOLVABLE, 25_831, 25_831)
-    assert (two.written, two.peak_level) == (one.written, one.peak_level)
-    stopped = ds.disk_sweep(st, rel, params, True, 10**9, threads=2, stop=lambda: True, **kw)
-    assert stopped.outcome == UNKNOWN and stopped.nodes <= ds.PIECE
-
-
-def test_two_threads_win_with_the_same_line(penguin_win, monkeypatch):
-    """Every stored position's number, parent and move (the links, in the order written) and so a win's line
-    turn on the order the kernel's calls are filed in: Penguin seed 1 deal 0, its levels of 100 or more on a
-    second thread in pieces of 256, is won with the links and line of one thread (checked to fail when the
-    thread hands two calls over swapped)."""
-    monkeypatch.setattr(ds, "AHEAD_LEVEL", 100)
-    monkeypatch.setattr(ds, "PIECE", 256)
-    add = ds._Links.add
-    digests = []
-
-    def spy(self, links):
-        digests[-1].update(np.ascontiguousarray(links).tobytes())
-        add(self, links)
-
-    monkeypatch.setattr(ds._Links, "add", spy)
-    (_, _, st, rel, params, frontier), _ = penguin_win
-    runs = []
-    for t in (1, 2):
-        digests.append(hashlib.sha256())
-        runs.append(ds.disk_sweep(st, rel, params, frontier, 10**7, memory_rows=2_000, threads=t))
-    one, two = runs
-    assert (two.outcome, two.nodes, two.written) == (WON, 238_632, one.written)
-    assert two.codes.tolist() == one.codes.tolist()
-    assert digests[0].hexdigest() == digests[1].hexdigest()
-
-
-def test_ahead_keeps_the_order_hands_on_errors_and_stops_when_closed():
-    """Items made on the other thread come in their order; an error raised there is raised to the caller; closing
-    the generator early ends the thread."""
-    assert list(ds._ahead(iter(range(1000)), 3)) == list(range(1000))
-
-    def failing():
-        yield 1
-        raise RuntimeError("on the expanding thread")
-
-    with pytest.raises(RuntimeError, match="expanding thread"):
-        list(ds._ahead(failing(), 2))
-    made = []
-
-    def endless():
-        for i in itertools.count():
-            made.append(i)
-            yield i
-
-    items = ds._ahead(endless(), 2)
-    assert [next(items) for _ in range(5)] == [0, 1, 2, 3, 4]
-    items.close()
-    n = len(made)
-    assert n <= 5 + 2 + 2  # at most a queue's worth ahead (and one in hand)
-    import time
-    time.sleep(0.3)
-    assert len(made) == n
