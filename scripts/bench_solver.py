@@ -213,12 +213,13 @@ def disk_sweep_section(row: str, indices: list[int], seed: int, positions: int, 
         deal = seeded_deals(g.deck, seed, index, 1)[0]
         st, rel = osol.deal_position(deal, srules)
         where = os.path.join(checkpoint, f"deal-{index}") if checkpoint else None
-        before = {"cpu": 0.0, "files": 0}
+        before = {"cpu": 0.0, "wall": 0.0, "files": 0}
         if where and os.path.exists(os.path.join(where, "bench.json")):
             with open(os.path.join(where, "bench.json")) as f:
                 before = json.load(f)
             print(f"  deal {index}: resuming from {where} ({before['cpu']:.0f} CPU-s before)", flush=True)
         cpu0 = time.process_time() - before["cpu"]
+        wall0 = time.perf_counter() - before.get("wall", 0.0)
         last = [cpu0]
         files = _TempFiles(where)
 
@@ -237,7 +238,8 @@ def disk_sweep_section(row: str, indices: list[int], seed: int, positions: int, 
         if where:
             if r.paused:
                 with open(os.path.join(where, "bench.json"), "w") as f:
-                    json.dump({"cpu": time.process_time() - cpu0, "files": most}, f)
+                    json.dump({"cpu": time.process_time() - cpu0, "wall": time.perf_counter() - wall0,
+                               "files": most}, f)
                 print(f"  deal {index}: paused at {r.stored:,} stored, {time.process_time() - cpu0:.0f} CPU s; "
                       f"its state is in {where}: the same command resumes it", flush=True)
                 continue
@@ -251,7 +253,7 @@ def disk_sweep_section(row: str, indices: list[int], seed: int, positions: int, 
                                                               f"REJECTED by the checker: {why}")
         print(f"  deal {index}: {verdict}, {r.nodes:,} expanded, {r.stored:,} stored, largest level "
               f"{r.peak_level:,}, {r.written:,} rows written, temporary files at most {most >> 20:,} MiB, "
-              f"{time.process_time() - cpu0:.0f} CPU s, peak "
+              f"{time.process_time() - cpu0:.0f} CPU s, {time.perf_counter() - wall0:.0f} s of wall time, peak "
               f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024:,} MiB", flush=True)
 
 
