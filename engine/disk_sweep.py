@@ -51,6 +51,7 @@ test pauses at every level and compares the two, rows written and a win's line i
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -135,6 +136,9 @@ def _write_rows(f: IO[bytes], rows: np.ndarray) -> None:
     f.write(memoryview(np.ascontiguousarray(rows).reshape(-1)).cast("B"))
 
 
+ROWS_PREFIX, ROWS_SUFFIX = "rows-", ".u64"  # a checkpoint directory's files of rows
+
+
 class _Files:
     """Where the sweep's files go.  With no directory, unlinked temporary files: the system frees them when they are
     closed, or when the process ends however it ends.  With one (a checkpoint's), named files in it, each removed
@@ -147,7 +151,7 @@ class _Files:
         if self.directory is None:
             f = tempfile.TemporaryFile(prefix="patience-disk-sweep-")
         else:
-            fd, path = tempfile.mkstemp(prefix="rows-", suffix=".u64", dir=self.directory)
+            fd, path = tempfile.mkstemp(prefix=ROWS_PREFIX, suffix=ROWS_SUFFIX, dir=self.directory)
             os.close(fd)
             f = _named(path, "r+b")
         if rows is not None:
@@ -562,6 +566,7 @@ class _Links:
 
 
 CHECKPOINT = "checkpoint.json"  # a paused sweep's state, in its checkpoint directory beside its files
+LOCK = "lock"  # held by the sweep using the directory
 CHECKPOINT_FORMAT = 1
 
 
@@ -616,6 +621,21 @@ def _save(files: _Files, identity: str, nw: int, counters: dict, levels: list[tu
     with open(path + ".new", "w") as out:
         json.dump(doc, out)
     os.replace(path + ".new", path)
+
+
+def _save_or_drop(files: _Files, *state) -> None:
+    """``_save``, or, if it fails part way (a full disk), no checkpoint at all: every file is let go, to be
+    removed as the sweep closes it, and the error goes on."""
+    try:
+        _save(files, *state)
+    except BaseException:
+        *_, levels, level, pending, links = state
+        for r in [p for p, _ in levels] + [level[0]] + pending.memory + pending.files + [links]:
+            if r.file is not None:
+                r.file.sweep_keep = False
+        if os.path.exists(os.path.join(files.directory, CHECKPOINT + ".new")):
+            os.unlink(os.path.join(files.directory, CHECKPOINT + ".new"))
+        raise
 
 
 def _load(files: _Files, identity: str, nw: int, memory_rows: int) -> tuple[dict, list[tuple[_Part, int]],
@@ -680,15 +700,47 @@ def disk_sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier:
     written there (``_save``) and the search returns UNKNOWN with ``paused`` set.  Called again with the same
     directory, deal and rules, it goes on from there (``_load``; CheckpointError for another deal or rules), and
     makes exactly the levels, numbers and verdict of a search never paused: the state saved is all a level's end
-    carries to the next (the layer's kept levels, the new one, the pending positions, the links, the counts)."""
+    carries to the next (the layer's kept levels, the new one, the pending positions, the links, the counts).
+    One sweep at a time may use a directory (a lock, held while it runs: CheckpointError for a second); named
+    files outlive a crash, so a sweep that finds no manifest there first removes the files a killed run left."""
     memory_rows = memory_rows or MEMORY_ROWS
     dedup_rows = dedup_rows or DEDUP_ROWS
     if pause is not None and checkpoint is None:
         raise ValueError("disk_sweep: pause needs a checkpoint directory")
-    files = TEMP
-    if checkpoint is not None:
-        os.makedirs(checkpoint, exist_ok=True)
-        files = _Files(checkpoint)
+    if checkpoint is None:
+        return _sweep(start, rel, params, frontier, total_cap, memory_rows, dedup_rows, progress, stop, TEMP, None)
+    lock = _claim(checkpoint)
+    try:
+        return _sweep(start, rel, params, frontier, total_cap, memory_rows, dedup_rows, progress, stop,
+                      _Files(checkpoint), pause)
+    finally:
+        os.unlink(lock.name)
+        lock.close()
+
+
+def _claim(directory: str) -> IO[str]:
+    """The checkpoint directory's lock (made with the directory if missing), held until closed; then, if no
+    manifest is there, the files of a run that ended without a pause are removed."""
+    os.makedirs(directory, exist_ok=True)
+    lock = open(os.path.join(directory, LOCK), "a")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        lock.close()
+        raise CheckpointError(f"checkpoint {directory}: in use by another sweep; allowed: one sweep per "
+                              "directory") from None
+    if not os.path.exists(os.path.join(directory, CHECKPOINT)):
+        for name in os.listdir(directory):
+            if name.startswith(ROWS_PREFIX) and name.endswith(ROWS_SUFFIX):
+                os.unlink(os.path.join(directory, name))
+    return lock
+
+
+def _sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier: bool, total_cap: int,
+           memory_rows: int, dedup_rows: int, progress: Callable[..., None] | None, stop: Callable[[], bool] | None,
+           files: _Files, pause: Callable[[], bool] | None) -> DiskSweepResult:
+    """:func:`disk_sweep`, its files made by ``files`` (a checkpoint's when ``files.directory`` is set)."""
+    checkpoint = files.directory
     root = np.zeros(osol.STATE_WORDS * 8, dtype=np.uint8)
     root[:osol.STATE_SIZE] = start[:osol.STATE_SIZE]
     osol._closure(root, rel, params, np.zeros(0, dtype=np.int64), 0)
@@ -830,7 +882,7 @@ def disk_sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier:
                 if pause is not None and pause():
                     counters = {"layer": layer, "depth": depth, "stored": stored, "nodes": nodes, "best": best,
                                 "written": written, "peak_level": peak_level}
-                    _save(files, identity, nw, counters, levels, level, pending, links)
+                    _save_or_drop(files, identity, nw, counters, levels, level, pending, links)
                     outcome, paused = UNKNOWN, True
                     break
         codes = np.zeros(0, dtype=np.int64)

@@ -278,3 +278,29 @@ def test_a_checkpoint_of_another_deal_is_refused_and_kept(tmp_path):
     assert (done.outcome, done.stored, done.paused) == (UNSOLVABLE, 25_831, False)
     with pytest.raises(ValueError, match="checkpoint"):
         ds.disk_sweep(st, rel, params, True, 10**9, pause=lambda: False)
+
+
+def test_one_sweep_a_directory_and_no_files_left_behind(tmp_path, monkeypatch):
+    """A directory in use (its lock held) is refused; a sweep finding files of a killed run and no manifest
+    removes them; a pause whose checkpoint cannot be written (a full disk) leaves no file, only its error."""
+    import fcntl
+
+    rules, st, rel = _position("freecell", {"cells": 1}, 99, 16)
+    params = osol.sweep_params(rules)
+    with open(tmp_path / ds.LOCK, "a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        with pytest.raises(ds.CheckpointError, match="in use by another sweep"):
+            ds.disk_sweep(st, rel, params, True, 10**9, checkpoint=str(tmp_path))
+    (tmp_path / ds.LOCK).unlink()
+    (tmp_path / "rows-killed.u64").write_bytes(b"\0" * 64)
+    (tmp_path / "notes.txt").write_text("the user's")
+    done = ds.disk_sweep(st, rel, params, True, 10**9, memory_rows=300, checkpoint=str(tmp_path))
+    assert done.outcome == UNSOLVABLE and [p.name for p in tmp_path.iterdir()] == ["notes.txt"]
+
+    def full(*a, **k):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(ds.json, "dump", full)
+    with pytest.raises(OSError, match="No space"):
+        ds.disk_sweep(st, rel, params, True, 10**9, memory_rows=300, checkpoint=str(tmp_path), pause=lambda: True)
+    assert [p.name for p in tmp_path.iterdir()] == ["notes.txt"]
