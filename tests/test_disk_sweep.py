@@ -104,6 +104,13 @@ def test_fresh_finds_copies_word_by_word():
     cand = _with_hashes([[3, 4], [5, 6], [1, 3], [5, 6], [1, 2], [7, 8]])
     assert ds._fresh(cand, old, 2).tolist() == [False, True, True, False, False, True]
     assert ds._fresh(cand, old[:0], 2).tolist() == [True, True, True, False, True, True]
+    same_hash = cand.copy()
+    same_hash[:, 2] = np.uint64(0xFFFF_FFFF_FFFF_FFFF)  # every slot bit and tag bit alike: the records decide
+    assert ds._fresh(same_hash, same_hash[:0], 2).tolist() == [True, True, True, False, True, True]
+    tags = cand.copy()
+    tags[:, 2] = np.uint64(5) + (np.arange(6, dtype=np.uint64) << np.uint64(25))  # one slot, the tags differ
+    assert ds._fresh(tags, tags[:0], 2).tolist() == [True] * 6  # a copy whose hash differs is not found: hashes
+    # are a function of the record, so copies always share theirs
 
 
 def test_bucket_sort_is_stable_and_counts():
