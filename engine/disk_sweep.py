@@ -40,13 +40,16 @@ at most about ``memory_rows`` rows of each kind (candidates, the level being wri
 and a group of buckets of at most ``dedup_rows`` rows with its table: about 2 GiB at the defaults.  A layer's
 levels are closed as soon as no candidate can meet them again (two levels on, or at the layer's end).
 
-Pause and resume: a deal such as 6 columns' 1058 takes more than 1.6x10^9 positions and 1.75 CPU-hours, longer than
-a session or a preemptible worker may last.  With a ``checkpoint`` directory the files are named files there
-instead, and a pause at a level's end writes what the next level needs (the layer's kept levels, the new one, the
-pending positions from their cursors, the links, the counts) beside a manifest; run again, the sweep reads it back
-and goes on.  It is the same search: the pending chunks that were in memory come back into memory, the files with
-their merge tiers and cursors, so every later merge, number and link is the one the sweep never paused makes (a
-test pauses at every level and compares the two, rows written and a win's line included).
+Checkpoints: a deal such as 6 columns' 1058 takes more than 1.6x10^9 positions and 1.75 CPU-hours, longer than a
+session or a preemptible worker may last.  With a ``checkpoint`` directory the files are named files there instead,
+and a save at a level's end (asked for, or before a pause) writes what the next level needs (the layer's kept
+levels, the new one, the pending positions from their cursors, the links, the counts) and a manifest naming those
+files; the files a checkpoint names are kept until a newer one no longer names them, so the directory always holds
+one whole checkpoint, and a run killed at any moment goes on from its last save.  Run again, the sweep reads it
+back and goes on.  It is the same search: a save copies what is in memory without changing it, and on resuming the
+pending chunks that were in memory come back into memory, the files with their merge tiers and cursors, so every
+later merge, number and link is the one the sweep never stopped makes (tests pause at every level, or kill the run
+after saves, and compare, rows written and a win's line included).
 """
 
 from __future__ import annotations
@@ -142,10 +145,12 @@ ROWS_PREFIX, ROWS_SUFFIX = "rows-", ".u64"  # a checkpoint directory's files of 
 class _Files:
     """Where the sweep's files go.  With no directory, unlinked temporary files: the system frees them when they are
     closed, or when the process ends however it ends.  With one (a checkpoint's), named files in it, each removed
-    when the sweep closes it, so that a pause (``_save``) can leave the live ones there for a resume."""
+    when the sweep closes it unless the checkpoint on disk names it (``pinned``): those stay until a newer
+    checkpoint no longer names them (``_save``), or the sweep ends decided (``disk_sweep``)."""
 
     def __init__(self, directory: str | None = None) -> None:
         self.directory = directory
+        self.pinned: set[str] = set()
 
     def new(self, rows: np.ndarray | None = None) -> IO[bytes]:
         if self.directory is None:
@@ -153,24 +158,23 @@ class _Files:
         else:
             fd, path = tempfile.mkstemp(prefix=ROWS_PREFIX, suffix=ROWS_SUFFIX, dir=self.directory)
             os.close(fd)
-            f = _named(path, "r+b")
+            f = self.open(path)
         if rows is not None:
             _write_rows(f, rows)
             f.flush()
         return f
 
-
-def _named(path: str, mode: str) -> IO[bytes]:
-    """A named file of the sweep's, removed when closed unless a checkpoint keeps it (``sweep_keep``)."""
-    f = open(path, mode)
-    f.sweep_path, f.sweep_keep = path, False
-    return f
+    def open(self, path: str) -> IO[bytes]:
+        """A named file of the sweep's, read and written."""
+        f = open(path, "r+b")
+        f.sweep_path, f.sweep_files = path, self
+        return f
 
 
 def _close_file(f: IO[bytes]) -> None:
     path = getattr(f, "sweep_path", None)
     f.close()
-    if path is not None and not f.sweep_keep:
+    if path is not None and path not in f.sweep_files.pinned:
         os.unlink(path)
 
 
@@ -593,80 +597,73 @@ def _identity(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier: 
     return h.hexdigest()
 
 
-def _keep(r: _Rows, files: _Files, rows: np.ndarray) -> str:
-    """The name of the file holding ``rows`` (those of ``r``), kept past the sweep's end: r's own file, or a new
-    one for rows held in memory."""
-    f = r.file
-    if f is None:
-        f = r.file = files.new(rows)
-        r.rows = None
-    f.flush()
-    f.sweep_keep = True
-    return os.path.basename(f.sweep_path)
-
-
 def _save(files: _Files, identity: str, nw: int, counters: dict, levels: list[tuple[_Part, int]],
           level: tuple[_Part, int], pending: _Pending, links: _Links) -> None:
-    """Write a paused sweep's state: the layer's kept levels and the new one, every pending chunk from its cursor
-    on, the links, and the counters, as named files and a manifest written last (replaced whole, so a
-    manifest is never half written)."""
-    def part(p: _Part, first_id: int) -> dict:
-        return {"file": _keep(p, files, p.rows), "starts": p.starts.tolist(), "width": p.width, "first_id": first_id}
+    """Write the sweep's state at a level's end: the layer's kept levels and the new one, every pending chunk
+    from its cursor on, the links, and the counters, and a manifest naming them, written last and replaced whole
+    (``os.replace``), so the directory always holds one whole checkpoint, the newest.  Files are named as they are;
+    rows held in memory are copied to new files, the search's own rows left as they were (so the search goes on
+    the same).  Then the files only the checkpoint before named are removed.  If it fails part way (a full
+    disk), the copies it made are removed and the checkpoint before stays."""
+    copies: list[str] = []
 
-    chunks = []
-    for c in pending.memory + pending.files:
-        memory = c.rows is not None
-        if memory:  # what is left of it, to come back into memory
-            rows = c.rows[c.cursor:]
-            c.rows, c.n, c.cursor = rows, rows.shape[0], 0
-        chunks.append({"file": _keep(c, files, c.rows), "n": c.n, "cursor": c.cursor, "tier": c.tier,
-                       "memory": memory})
-    links.flush()
-    links.file.sweep_keep = True
-    doc = {"format": CHECKPOINT_FORMAT, "identity": identity, "nw": nw, "counters": counters,
-           "levels": [part(p, i) for p, i in levels], "level": part(*level),
-           "pending": {"chunks": chunks, "written": pending.written, "width": pending.width},
-           "links": {"file": os.path.basename(links.file.sweep_path), "flushed": links.flushed}}
-    path = os.path.join(files.directory, CHECKPOINT)
-    with open(path + ".new", "w") as out:
-        json.dump(doc, out)
-    os.replace(path + ".new", path)
+    def name(r: _Rows, rows: np.ndarray | None) -> str:
+        if r.file is not None:
+            r.file.flush()
+            return r.file.sweep_path
+        f = files.new(rows)
+        copies.append(f.sweep_path)
+        f.close()
+        return f.sweep_path
 
-
-def _save_or_drop(files: _Files, *state) -> None:
-    """``_save``, or, if it fails part way (a full disk), no checkpoint at all: every file is let go, to be
-    removed as the sweep closes it, and the error goes on."""
     try:
-        _save(files, *state)
+        levels_doc = [{"file": name(p, p.rows), "starts": p.starts.tolist(), "width": p.width, "first_id": i}
+                      for p, i in list(levels) + [level]]
+        chunks = [{"file": name(c, c.rows[c.cursor:] if c.rows is not None else None), "memory": c.rows is not None,
+                   "n": c.left() if c.rows is not None else c.n, "cursor": 0 if c.rows is not None else c.cursor,
+                   "tier": c.tier} for c in pending.memory + pending.files]
+        links.flush()
+        doc = {"format": CHECKPOINT_FORMAT, "identity": identity, "nw": nw, "counters": counters,
+               "levels": levels_doc[:-1], "level": levels_doc[-1],
+               "pending": {"chunks": chunks, "written": pending.written, "width": pending.width},
+               "links": {"file": links.file.sweep_path, "flushed": links.flushed}}
+        named = {d["file"] for d in levels_doc + chunks} | {links.file.sweep_path}
+        for d in levels_doc + chunks + [doc["links"]]:
+            d["file"] = os.path.basename(d["file"])
+        path = os.path.join(files.directory, CHECKPOINT)
+        with open(path + ".new", "w") as out:
+            json.dump(doc, out)
+        os.replace(path + ".new", path)
     except BaseException:
-        *_, levels, level, pending, links = state
-        for r in [p for p, _ in levels] + [level[0]] + pending.memory + pending.files + [links]:
-            if r.file is not None:
-                r.file.sweep_keep = False
-        if os.path.exists(os.path.join(files.directory, CHECKPOINT + ".new")):
-            os.unlink(os.path.join(files.directory, CHECKPOINT + ".new"))
+        for p in copies + [os.path.join(files.directory, CHECKPOINT + ".new")]:
+            if os.path.exists(p):
+                os.unlink(p)
         raise
+    for p in files.pinned - named:
+        if os.path.exists(p):
+            os.unlink(p)
+    files.pinned = named
 
 
 def _load(files: _Files, identity: str, nw: int, memory_rows: int) -> tuple[dict, list[tuple[_Part, int]],
                                                                            tuple[_Part, int], _Pending, _Links]:
-    """A paused sweep's state from its checkpoint (``_save``), its files reopened to be removed as they are
-    closed.  The manifest is removed once read: a resumed sweep's files change from then on, so only its next
-    pause makes a checkpoint again."""
+    """The sweep's state from its checkpoint (``_save``), its files reopened.  The checkpoint stays, and so do the
+    files it names, until a newer one replaces it: a resumed sweep that is killed goes on from it again."""
     path = os.path.join(files.directory, CHECKPOINT)
-    with open(path) as f:
-        doc = json.load(f)
+    doc = _manifest(files.directory)
     if doc.get("format") != CHECKPOINT_FORMAT:
         raise CheckpointError(f"checkpoint {path}: format {doc.get('format')!r}; allowed: {CHECKPOINT_FORMAT}")
     if doc["identity"] != identity or doc["nw"] != nw:
         raise CheckpointError(f"checkpoint {path}: of another deal or other rules; allowed: the deal and rules it "
                               "was made with (or another directory)")
+    named = _named_files(files.directory, doc)
+    missing = [os.path.basename(n) for n in named if not os.path.exists(n)]
+    if missing:
+        raise CheckpointError(f"checkpoint {path}: its file {missing[0]} is missing; allowed: a checkpoint whole")
+    files.pinned = named
 
     def reopen(name: str) -> IO[bytes]:
-        full = os.path.join(files.directory, name)
-        if not os.path.exists(full):
-            raise CheckpointError(f"checkpoint {path}: its file {name} is missing; allowed: a checkpoint whole")
-        return _named(full, "r+b")
+        return files.open(os.path.join(files.directory, name))
 
     def part(d: dict) -> tuple[_Part, int]:
         return _Part(np.array(d["starts"], dtype=np.int64), d["width"], None, reopen(d["file"])), d["first_id"]
@@ -688,15 +685,26 @@ def _load(files: _Files, identity: str, nw: int, memory_rows: int) -> tuple[dict
             pending.files.append(c)
     links = _Links(memory_rows, files, reopen(doc["links"]["file"]))
     links.flushed = doc["links"]["flushed"]
+    links.file.truncate(8 * links.flushed)  # links a killed run wrote past its checkpoint
     links.file.seek(8 * links.flushed)
-    os.unlink(path)
     return doc["counters"], levels, level, pending, links
+
+
+def _manifest(directory: str) -> dict:
+    with open(os.path.join(directory, CHECKPOINT)) as f:
+        return json.load(f)
+
+
+def _named_files(directory: str, doc: dict) -> set[str]:
+    """The paths of the files a checkpoint's manifest names."""
+    names = [d["file"] for d in doc["levels"] + [doc["level"]] + doc["pending"]["chunks"]] + [doc["links"]["file"]]
+    return {os.path.join(directory, n) for n in names}
 
 
 def disk_sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier: bool, total_cap: int,
                memory_rows: int = 0, dedup_rows: int = 0, progress: Callable[..., None] | None = None,
                stop: Callable[[], bool] | None = None, checkpoint: str | None = None,
-               pause: Callable[[], bool] | None = None) -> DiskSweepResult:
+               pause: Callable[[], bool] | None = None, save: Callable[[], bool] | None = None) -> DiskSweepResult:
     """The sweep with its levels on disk (module docstring) from position ``start`` under ``params`` (the sweep's:
     :func:`engine.open_solitaire.sweep_params`), until decided or more than ``total_cap`` positions are stored
     (then UNKNOWN).  ``frontier``: every move within a layer can be undone (``engine.open_solitaire._frontier``).
@@ -705,32 +713,44 @@ def disk_sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier:
     stored, rows written out); ``stop``, if given, is asked after each piece of a level is expanded, and when it
     answers true the search ends UNKNOWN (``max_seconds``).
 
-    Pause and resume, for searches of hours: with ``checkpoint`` (a directory, made if missing) the files are
-    named files in it, and ``pause``, if given, is asked at each level's end; when it answers true the state is
-    written there (``_save``) and the search returns UNKNOWN with ``paused`` set.  Called again with the same
-    directory, deal and rules, it goes on from there (``_load``; CheckpointError for another deal or rules), and
-    makes exactly the levels, numbers and verdict of a search never paused: the state saved is all a level's end
-    carries to the next (the layer's kept levels, the new one, the pending positions, the links, the counts).
-    One sweep at a time may use a directory (a lock, held while it runs: CheckpointError for a second); named
-    files outlive a crash, so a sweep that finds no manifest there first removes the files a killed run left."""
+    Checkpoints, for searches of hours: with ``checkpoint`` (a directory, made if missing) the files are named
+    files in it, and at each level's end ``save`` and ``pause``, if given, are asked: when either answers true
+    the state is written there (``_save``: one checkpoint, the newest, replacing the one before), and after a
+    pause the search returns UNKNOWN with ``paused`` set.  Called again with the same directory, deal and rules,
+    it goes on from the checkpoint there (``_load``; CheckpointError for another deal or rules), whether the run
+    before paused or was killed after its last save, and makes exactly the levels, numbers and verdict of a
+    search never stopped: the state saved is all a level's end carries to the next (the layer's kept levels, the
+    new one, the pending positions, the links, the counts).  Once decided (or over ``total_cap``, or stopped) it
+    leaves nothing in the directory; a run ended by an error leaves its last checkpoint.  One sweep at a time may
+    use a directory (a lock, held while it runs: CheckpointError for a second), and files no checkpoint names (a
+    killed run's newer ones) are removed when the next run starts."""
     memory_rows = memory_rows or MEMORY_ROWS
     dedup_rows = dedup_rows or DEDUP_ROWS
-    if pause is not None and checkpoint is None:
-        raise ValueError("disk_sweep: pause needs a checkpoint directory")
+    if (pause is not None or save is not None) and checkpoint is None:
+        raise ValueError("disk_sweep: pause and save need a checkpoint directory")
     if checkpoint is None:
-        return _sweep(start, rel, params, frontier, total_cap, memory_rows, dedup_rows, progress, stop, TEMP, None)
+        return _sweep(start, rel, params, frontier, total_cap, memory_rows, dedup_rows, progress, stop, TEMP, None,
+                      None)
     lock = _claim(checkpoint)
     try:
-        return _sweep(start, rel, params, frontier, total_cap, memory_rows, dedup_rows, progress, stop,
-                      _Files(checkpoint), pause)
+        files = _Files(checkpoint)
+        result = _sweep(start, rel, params, frontier, total_cap, memory_rows, dedup_rows, progress, stop, files,
+                        pause, save)
+        if not result.paused:  # done with: the checkpoint goes
+            if os.path.exists(os.path.join(checkpoint, CHECKPOINT)):
+                os.unlink(os.path.join(checkpoint, CHECKPOINT))
+            for p in files.pinned:
+                if os.path.exists(p):
+                    os.unlink(p)
+        return result
     finally:
         os.unlink(lock.name)
         lock.close()
 
 
 def _claim(directory: str) -> IO[str]:
-    """The checkpoint directory's lock (made with the directory if missing), held until closed; then, if no
-    manifest is there, the files of a run that ended without a pause are removed."""
+    """The checkpoint directory's lock (made with the directory if missing), held until closed; then every file
+    of rows the checkpoint there does not name (all of them, if there is none) is removed: a killed run's."""
     os.makedirs(directory, exist_ok=True)
     lock = open(os.path.join(directory, LOCK), "a")
     try:
@@ -739,16 +759,22 @@ def _claim(directory: str) -> IO[str]:
         lock.close()
         raise CheckpointError(f"checkpoint {directory}: in use by another sweep; allowed: one sweep per "
                               "directory") from None
-    if not os.path.exists(os.path.join(directory, CHECKPOINT)):
+    try:
+        keep = (_named_files(directory, _manifest(directory))
+                if os.path.exists(os.path.join(directory, CHECKPOINT)) else set())
+    except (ValueError, KeyError, TypeError):
+        keep = None  # not a manifest of ours: leave everything for _load to refuse
+    if keep is not None:
         for name in os.listdir(directory):
-            if name.startswith(ROWS_PREFIX) and name.endswith(ROWS_SUFFIX):
-                os.unlink(os.path.join(directory, name))
+            path = os.path.join(directory, name)
+            if name.startswith(ROWS_PREFIX) and name.endswith(ROWS_SUFFIX) and path not in keep:
+                os.unlink(path)
     return lock
 
 
 def _sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier: bool, total_cap: int,
            memory_rows: int, dedup_rows: int, progress: Callable[..., None] | None, stop: Callable[[], bool] | None,
-           files: _Files, pause: Callable[[], bool] | None) -> DiskSweepResult:
+           files: _Files, pause: Callable[[], bool] | None, save: Callable[[], bool] | None) -> DiskSweepResult:
     """:func:`disk_sweep`, its files made by ``files`` (a checkpoint's when ``files.directory`` is set)."""
     checkpoint = files.directory
     root = np.zeros(osol.STATE_WORDS * 8, dtype=np.uint8)
@@ -889,12 +915,14 @@ def _sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier: boo
                 depth += 1
                 if progress is not None:
                     progress(layer, depth, level[0].n, nodes, stored, written + pending.written)
-                if pause is not None and pause():
+                stopping = pause is not None and pause()
+                if stopping or (save is not None and save()):
                     counters = {"layer": layer, "depth": depth, "stored": stored, "nodes": nodes, "best": best,
                                 "written": written, "peak_level": peak_level}
-                    _save_or_drop(files, identity, nw, counters, levels, level, pending, links)
-                    outcome, paused = UNKNOWN, True
-                    break
+                    _save(files, identity, nw, counters, levels, level, pending, links)
+                    if stopping:
+                        outcome, paused = UNKNOWN, True
+                        break
         codes = np.zeros(0, dtype=np.int64)
         if outcome == WON:
             path = [goal[1]]

@@ -176,14 +176,18 @@ class _TempFiles:
         self._thread.join()
 
 
+SAVE_EVERY = 600  # CPU seconds between --disk-checkpoint's saves
+
+
 def disk_sweep_section(row: str, indices: list[int], seed: int, positions: int, checkpoint: str = "") -> None:
     """The sweep with its levels on disk (engine/disk_sweep.py) alone on chosen seeded deals of one table row:
     a line every minute of CPU and at every level of at least 5 x 10^6 positions (CPU seconds, the layer's
     u + |S| and level, its positions, expanded and stored so far, rows written to disk, temporary files now,
     peak memory), then the verdict with the most temporary files held; a win's line is replayed by the reference
-    checker here.  With ``checkpoint`` (a directory) each deal's files are kept in CHECKPOINT/deal-I, and an
-    interrupt (Ctrl-C, SIGTERM or SIGUSR1) pauses the sweep at its level's end, its state left there; the same
-    command again resumes it, its CPU seconds counted from the first start (bench.json beside it)."""
+    checker here.  With ``checkpoint`` (a directory) each deal's files are kept in CHECKPOINT/deal-I, a
+    checkpoint is saved there every SAVE_EVERY CPU seconds, and an interrupt (Ctrl-C, SIGTERM or SIGUSR1) pauses
+    the sweep at its level's end, saving one; the same command again goes on from the last (after a pause, or a
+    kill), its CPU seconds counted from the first start (bench.json beside it, as of that checkpoint)."""
     import importlib
     import json
     import resource
@@ -231,8 +235,19 @@ def disk_sweep_section(row: str, indices: list[int], seed: int, positions: int, 
                       f"{nodes:>13,}  stored {stored:>13,}  written {written:>13,}  files {files.now >> 20:,} MiB"
                       f"  peak {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024:,} MiB", flush=True)
 
+        saved = [time.process_time()]
+
+        def save() -> bool:  # a checkpoint every SAVE_EVERY CPU seconds: a kill loses at most that
+            if time.process_time() - saved[0] < SAVE_EVERY:
+                return False
+            saved[0] = time.process_time()
+            with open(os.path.join(where, "bench.json"), "w") as f:
+                json.dump({"cpu": time.process_time() - cpu0, "wall": time.perf_counter() - wall0,
+                           "files": max(files.most, before["files"])}, f)
+            return True
+
         r = disk_sweep(st, rel, osol.sweep_params(srules), osol._frontier(srules), positions, progress=progress,
-                       checkpoint=where, pause=(lambda: asked[0]) if where else None)
+                       checkpoint=where, pause=(lambda: asked[0]) if where else None, save=save if where else None)
         files.stop()
         most = max(files.most, before["files"])
         if where:

@@ -311,3 +311,38 @@ def test_one_sweep_a_directory_and_no_files_left_behind(tmp_path, monkeypatch):
     with pytest.raises(OSError, match="No space"):
         ds.disk_sweep(st, rel, params, True, 10**9, memory_rows=300, checkpoint=str(tmp_path), pause=lambda: True)
     assert [p.name for p in tmp_path.iterdir()] == ["notes.txt"]
+
+
+class _Killed(Exception):
+    """A run stopped without a pause, as a killed process is (its files closed, or not, its checkpoint as saved)."""
+
+
+@pytest.mark.parametrize("memory_rows", [0, 300])
+def test_a_run_killed_goes_on_from_its_last_save(tmp_path, memory_rows):
+    """Saving at every 7th level's end and killed at the 10th, 25th, 41st... (an error from its progress hook, so
+    the search stops without a pause), the sweep goes on each time from its last save: the same expansions,
+    positions, rows written and largest level as never stopped, files a killed run made after its save (and an
+    orphan put there each time) removed, and nothing left in the directory at the end."""
+    rules, st, rel = _position("freecell", {"cells": 1}, 99, 16)
+    params = osol.sweep_params(rules)
+    plain = ds.disk_sweep(st, rel, params, True, 10**9, memory_rows=memory_rows)
+    ends, saves = itertools.count(1), itertools.count(1)
+    kills = 0
+
+    def progress(*_):
+        if next(ends) % 15 == 10:
+            raise _Killed()
+
+    while True:
+        try:
+            r = ds.disk_sweep(st, rel, params, True, 10**9, memory_rows=memory_rows, progress=progress,
+                              checkpoint=str(tmp_path), save=lambda: next(saves) % 7 == 0)
+            break
+        except _Killed:
+            kills += 1
+            assert (tmp_path / ds.CHECKPOINT).exists()
+            (tmp_path / f"{ds.ROWS_PREFIX}orphan{kills}{ds.ROWS_SUFFIX}").write_bytes(b"\0" * 80)
+    assert kills > 5
+    assert (r.outcome, r.nodes, r.stored) == (UNSOLVABLE, 25_831, 25_831)
+    assert (r.written, r.peak_level, r.paused) == (plain.written, plain.peak_level, False)
+    assert list(tmp_path.iterdir()) == []
