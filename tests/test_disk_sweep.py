@@ -346,3 +346,27 @@ def test_a_run_killed_goes_on_from_its_last_save(tmp_path, memory_rows):
     assert (r.outcome, r.nodes, r.stored) == (UNSOLVABLE, 25_831, 25_831)
     assert (r.written, r.peak_level, r.paused) == (plain.written, plain.peak_level, False)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_files_kept_only_for_a_checkpoint_bring_on_a_new_one(tmp_path, monkeypatch):
+    """Once the files the sweep is done with but its checkpoint names pass HELD_MAX bytes, it saves a new
+    checkpoint at the level's end, which lets them go (here HELD_MAX 0: after the one save asked for, a save at
+    every level's end where the sweep let go of a file the checkpoint named); the search is the same and leaves
+    nothing behind."""
+    monkeypatch.setattr(ds, "HELD_MAX", 0)
+    rules, st, rel = _position("freecell", {"cells": 1}, 99, 16)
+    params = osol.sweep_params(rules)
+    plain = ds.disk_sweep(st, rel, params, True, 10**9, memory_rows=40, dedup_rows=40)
+    saves, save = [], ds._save
+
+    def counted(files, *state):
+        saves.append(files.held)
+        save(files, *state)
+
+    monkeypatch.setattr(ds, "_save", counted)
+    ends = itertools.count(1)
+    r = ds.disk_sweep(st, rel, params, True, 10**9, memory_rows=40, dedup_rows=40, checkpoint=str(tmp_path),
+                      save=lambda: next(ends) == 20)  # asked for once, when the levels are in files
+    assert len(saves) > 20 and saves[0] == 0 and all(h > 0 for h in saves[1:])
+    assert (r.outcome, r.stored, r.written) == (UNSOLVABLE, 25_831, plain.written)
+    assert list(tmp_path.iterdir()) == []
