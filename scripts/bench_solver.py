@@ -19,7 +19,8 @@ Runs on one core, in this process:
      (--sweep "ROW:I,J") runs the last search, the sweep, alone on deals I, J of a row instead;
      (--disk-sweep "ROW:I,J") the sweep with its levels on disk (engine/disk_sweep.py), alone, up to
      --disk-positions stored, with a line of progress every minute of CPU and at every level of 5 x 10^6;
-     with --disk-checkpoint DIR an interrupt pauses it at a level's end and the same command resumes it.
+     with --disk-checkpoint DIR it saves a checkpoint every 10 CPU-minutes, an interrupt pauses it at a level's
+     end, and the same command goes on from the last checkpoint.
   6. (--perpetual-motion N) Perpetual Motion under strategy: solver, N seeded deals (seed 2009) for clarke,
      masten and pysolfc, each with direction as the preset has it and with `any`: won/unsolvable/unknown,
      the passes found, how often rounds_optimal was proven, the forced automaton beside it (dominance),
@@ -503,7 +504,8 @@ def main() -> None:
                     "I, J of a table row, e.g. 'freecell columns=6:3499'")
     ap.add_argument("--disk-positions", type=float, default=3e9, help="positions --disk-sweep may store")
     ap.add_argument("--disk-checkpoint", default="", help="DIR: --disk-sweep keeps each deal's files in DIR/deal-I, "
-                    "pauses there on Ctrl-C, SIGTERM or SIGUSR1, and resumes from there when run again")
+                    "saves a checkpoint there every 10 CPU-minutes and when paused (Ctrl-C, SIGTERM or SIGUSR1), "
+                    "and goes on from the last one when run again")
     args = ap.parse_args()
 
     if args.disk_sweep:
