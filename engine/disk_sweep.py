@@ -587,9 +587,8 @@ class _Links:
 CHECKPOINT = "checkpoint.json"  # a paused sweep's state, in its checkpoint directory beside its files
 LOCK = "lock"  # held by the sweep using the directory
 CHECKPOINT_FORMAT = 1
-HELD_MAX = 1 << 31  # bytes of files kept only for the checkpoint before a new one is saved at a level's end: without
-# it they stayed until the next save, and 6 columns deal 2478 filled the disk (54 GB in its directory when it did,
-# 18 of them the files its last checkpoint named)
+HELD_MAX = 1 << 31  # bytes of files kept only for the checkpoint before a new one is saved at a level's end (without
+# it they stay until the next save asked for: a bound on what a checkpoint costs beside the sweep's own files)
 
 
 class CheckpointError(ValueError):
