@@ -626,9 +626,10 @@ def _save(files: _Files, identity: str, nw: int, counters: dict, levels: list[tu
     try:
         levels_doc = [{"file": name(p, p.rows), "starts": p.starts.tolist(), "width": p.width, "first_id": i}
                       for p, i in list(levels) + [level]]
-        chunks = [{"file": name(c, c.rows[c.cursor:] if c.rows is not None else None), "memory": c.rows is not None,
-                   "n": c.left() if c.rows is not None else c.n, "cursor": 0 if c.rows is not None else c.cursor,
-                   "tier": c.tier} for c in pending.memory + pending.files]
+        chunks = [{"file": name(c, c.rows[c.cursor:]), "memory": True, "n": c.left(), "cursor": 0, "tier": c.tier}
+                  for c in pending.memory]  # what is left of each, to come back into memory
+        chunks += [{"file": name(c, None), "memory": False, "n": c.n, "cursor": c.cursor, "tier": c.tier}
+                   for c in pending.files]
         links.flush()
         doc = {"format": CHECKPOINT_FORMAT, "identity": identity, "nw": nw, "counters": counters,
                "levels": levels_doc[:-1], "level": levels_doc[-1],

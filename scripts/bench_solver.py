@@ -238,13 +238,16 @@ def disk_sweep_section(row: str, indices: list[int], seed: int, positions: int, 
 
         saved = [time.process_time()]
 
+        def record() -> None:  # the seconds and files so far, beside the checkpoint
+            with open(os.path.join(where, "bench.json"), "w") as f:
+                json.dump({"cpu": time.process_time() - cpu0, "wall": time.perf_counter() - wall0,
+                           "files": max(files.most, before["files"])}, f)
+
         def save() -> bool:  # a checkpoint every SAVE_EVERY CPU seconds: a kill loses at most that
             if time.process_time() - saved[0] < SAVE_EVERY:
                 return False
             saved[0] = time.process_time()
-            with open(os.path.join(where, "bench.json"), "w") as f:
-                json.dump({"cpu": time.process_time() - cpu0, "wall": time.perf_counter() - wall0,
-                           "files": max(files.most, before["files"])}, f)
+            record()
             return True
 
         r = disk_sweep(st, rel, osol.sweep_params(srules), osol._frontier(srules), positions, progress=progress,
@@ -253,9 +256,7 @@ def disk_sweep_section(row: str, indices: list[int], seed: int, positions: int, 
         most = max(files.most, before["files"])
         if where:
             if r.paused:
-                with open(os.path.join(where, "bench.json"), "w") as f:
-                    json.dump({"cpu": time.process_time() - cpu0, "wall": time.perf_counter() - wall0,
-                               "files": most}, f)
+                record()
                 print(f"  deal {index}: paused at {r.stored:,} stored, {time.process_time() - cpu0:.0f} CPU s; "
                       f"its state is in {where}: the same command resumes it", flush=True)
                 continue
