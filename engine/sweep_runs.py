@@ -27,7 +27,7 @@ NONE_WAITING = np.iinfo(np.int64).max  # the least layer on disk when nothing is
 
 def first_above(key: Callable[[int], int], lo: int, hi: int, upto: int) -> int:
     """The first i in lo..hi-1 with ``key(i)`` above ``upto`` (hi if none), the keys ascending: a binary search,
-    one key read a step (the disk sweep's pending chunks are searched so too: engine/disk_sweep.py)."""
+    one key read a step."""
     while lo < hi:
         mid = (lo + hi) // 2
         if key(mid) <= upto:

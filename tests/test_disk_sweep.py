@@ -31,6 +31,12 @@ UNSOLVABLE_DEALS = [
 ]
 
 
+@pytest.fixture(autouse=True)
+def _small_blocks(monkeypatch):
+    """Pending files in blocks of 64 rows, so that the small deals here read and search across many blocks."""
+    monkeypatch.setattr(ds, "PACK_BLOCK", 64)
+
+
 def _position(game: str, over: dict, seed: int, deal_no: int):
     rules = _srules(game, **over)
     st, rel = osol.deal_position(seeded_deals(DECK_52, seed, deal_no, 1)[0], rules)
@@ -184,7 +190,8 @@ def test_pending_positions_come_back_by_layer_each_at_least_once(memory_rows):
     """Pending rows (key, record, hash, link) added in many lots, copies among them and one key with more rows
     than memory holds, come back key by key, least first: every (key, record) added, and no other, whatever
     went to files and was merged there (by tiers, at the least memory); copies merged as they met (so fewer rows
-    than were added, when some met), never a position lost."""
+    than were added, when some met), never a position lost; each row as it was added (a packed file drops the
+    hash and puts it back from the record)."""
     rng = np.random.default_rng(memory_rows)
     nw = 2
     keys = np.concatenate([rng.integers(0, 60, 6_000), np.full(300, 7)]).astype(np.uint64)  # key 7: 300+ rows
@@ -198,12 +205,14 @@ def test_pending_positions_come_back_by_layer_each_at_least_once(memory_rows):
         pending.add(lot)
     if memory_rows == 40:  # files merged FAN_IN at a time, twice over
         assert max(c.tier for c in pending.files) >= 2
+    added = set(map(tuple, rows.tolist()))
     out, last, taken = {}, -1, 0
     while (key := pending.least()) is not None:
         assert key > last
         last = key
         for piece in pending.take(key, 50):
             assert (piece[:, 0] == key).all()
+            assert set(map(tuple, piece.tolist())) <= added
             out.setdefault(key, set()).update(tuple(r) for r in piece[:, 1:1 + nw].tolist())
             taken += piece.shape[0]
     want = {}
