@@ -86,34 +86,79 @@ DEDUP_ROWS = 1 << 23  # candidates and old records deduplicated together at most
 # one bucket, however large)
 
 # Every row is a run of uint64 words: a level's (record, hash), a candidate's (record, hash, link), a pending
-# position's (layer key, record, hash, link); nw is the record's width in words.
+# position's (layer key, record, hash, link); nw is the record's width in words.  The hash always follows the
+# record, at column ``hcol``; in files it is left out and put back as the rows are read (``_unpacked``).
+
+
+@nb.njit(cache=True)
+def _unpacked(packed, hcol, rec0):
+    """Rows as read from a packed file (``_RowsWriter``), with their hash put back at column ``hcol``: the hash is
+    a function of the record (``words_hash`` of its words, columns rec0..hcol-1, as ``_expand`` and the root's
+    encoding make it), so a file need not hold it."""
+    out = np.empty((packed.shape[0], packed.shape[1] + 1), dtype=np.uint64)
+    for r in range(packed.shape[0]):
+        for t in range(hcol):
+            out[r, t] = packed[r, t]
+        out[r, hcol] = words_hash(packed[r, rec0:], hcol - rec0)
+        for t in range(hcol, packed.shape[1]):
+            out[r, t + 1] = packed[r, t]
+    return out
+
+
+class _RowsWriter:
+    """A new file of rows ``width`` words wide, the hash at column ``hcol`` left out, packed: compressed in blocks
+    (engine/packed_rows.py: pending rows of 6 columns' deal 2478 take 12.6 bytes where they held 48)."""
+
+    def __init__(self, files: _Files, width: int, hcol: int) -> None:
+        self.file = files.new()
+        self.cols = [t for t in range(width) if t != hcol]
+        self.out = PackedWriter(self.file, width - 1, PACK_BLOCK)
+
+    def add(self, rows: np.ndarray) -> None:
+        self.out.add(rows[:, self.cols])
+
+    def finish(self) -> IO[bytes]:
+        self.out.finish()
+        return self.file
 
 
 class _Rows:
-    """Rows ``width`` words wide, in memory or in a temporary file."""
+    """Rows ``width`` words wide, their record at columns rec0..hcol-1 and its hash at ``hcol``: in memory, or in a
+    packed file (``_RowsWriter``)."""
 
-    def __init__(self, width: int, rows: np.ndarray | None, file: IO[bytes] | None) -> None:
-        self.width, self.rows, self.file = width, rows, file
+    def __init__(self, width: int, rows: np.ndarray | None, file: IO[bytes] | None, hcol: int,
+                 rec0: int = 0) -> None:
+        self.width, self.rows, self.file, self.hcol, self.rec0 = width, rows, file, hcol, rec0
+        self.packed = PackedRows(file) if file is not None else None
 
     def read(self, lo: int, hi: int) -> np.ndarray:
         """Rows lo..hi-1."""
         if self.rows is not None:
             return self.rows[lo:hi]
-        return _pread_rows(self.file, lo, hi, self.width)
+        return _unpacked(self.packed.read(lo, hi), self.hcol, self.rec0)
+
+    def write(self, files: _Files, lo: int) -> IO[bytes]:
+        """Rows from ``lo`` on, in memory, as a new packed file."""
+        w = _RowsWriter(files, self.width, self.hcol)
+        w.add(self.rows[lo:])
+        return w.finish()
 
     def close(self) -> None:
         if self.file is not None:
             _close_file(self.file)
-        self.rows = self.file = None
+        self.rows = self.file = self.packed = None
 
 
 class _Part(_Rows):
     """Rows sorted by bucket (their hash's top bits), with the row where each bucket starts (``starts[b]``;
     ``starts[NBUCKETS]`` is the row count)."""
 
-    def __init__(self, starts: np.ndarray, width: int, rows: np.ndarray | None, file: IO[bytes] | None) -> None:
-        super().__init__(width, rows, file)
+    def __init__(self, starts: np.ndarray, width: int, rows: np.ndarray | None, file: IO[bytes] | None,
+                 hcol: int) -> None:
+        super().__init__(width, rows, file, hcol)
         self.starts = starts
+        if self.packed is not None and self.packed.n != self.n:
+            raise OSError(f"a level's file holds {self.packed.n} rows, not {self.n}")
 
     @property
     def n(self) -> int:
@@ -122,25 +167,6 @@ class _Part(_Rows):
     def buckets(self, b0: int, b1: int) -> np.ndarray:
         """The rows of buckets b0..b1-1."""
         return self.read(int(self.starts[b0]), int(self.starts[b1]))
-
-
-def _pread_rows(f: IO[bytes], lo: int, hi: int, width: int) -> np.ndarray:
-    """Rows lo..hi-1 of a file of rows ``width`` words wide, read straight into a new array (plain reads:
-    pages of a mapped file that were read would count in the process's resident memory)."""
-    out = np.empty((hi - lo, width), dtype=np.uint64)
-    view = memoryview(out.reshape(-1)).cast("B")
-    done, at = 0, lo * 8 * width
-    while done < view.nbytes:  # a read returns at most about 2 GB
-        n = os.preadv(f.fileno(), [view[done:done + (1 << 30)]], at + done)
-        if n <= 0:
-            raise OSError(f"a disk sweep file ended early: {done} of {view.nbytes} bytes read")
-        done += n
-    return out
-
-
-def _write_rows(f: IO[bytes], rows: np.ndarray) -> None:
-    """Append rows to a file, from the array's own memory where it is contiguous (no copy to bytes)."""
-    f.write(memoryview(np.ascontiguousarray(rows).reshape(-1)).cast("B"))
 
 
 ROWS_PREFIX, ROWS_SUFFIX = "rows-", ".u64"  # a checkpoint directory's files of rows
@@ -157,16 +183,13 @@ class _Files:
         self.pinned: set[str] = set()
         self.held = 0  # bytes of files the sweep is done with, kept only for the checkpoint (``HELD_MAX``)
 
-    def new(self, rows: np.ndarray | None = None) -> IO[bytes]:
+    def new(self) -> IO[bytes]:
         if self.directory is None:
             f = tempfile.TemporaryFile(prefix="patience-disk-sweep-")
         else:
             fd, path = tempfile.mkstemp(prefix=ROWS_PREFIX, suffix=ROWS_SUFFIX, dir=self.directory)
             os.close(fd)
             f = self.open(path)
-        if rows is not None:
-            _write_rows(f, rows)
-            f.flush()
         return f
 
     def open(self, path: str) -> IO[bytes]:
@@ -207,25 +230,26 @@ def _bucket_sort(rows, hcol):
 
 
 class _PartWriter:
-    """A part made from lots of rows each sorted by bucket, each lot's buckets no lower than the lot's before: in
-    memory until it passes ``memory_rows``, then written out as it comes, so that it is never all in memory."""
+    """A part made from lots of rows (the hash at column ``hcol``) each sorted by bucket, each lot's buckets no
+    lower than the lot's before: in memory until it passes ``memory_rows``, then written out as it comes, so that
+    it is never all in memory."""
 
-    def __init__(self, width: int, memory_rows: int, files: _Files = TEMP) -> None:
-        self.width, self.memory_rows, self.files = width, memory_rows, files
+    def __init__(self, width: int, hcol: int, memory_rows: int, files: _Files = TEMP) -> None:
+        self.width, self.hcol, self.memory_rows, self.files = width, hcol, memory_rows, files
         self.lots: list[np.ndarray] = []
         self.counts = np.zeros(NBUCKETS, dtype=np.int64)
-        self.file: IO[bytes] | None = None
+        self.out: _RowsWriter | None = None
         self.n = 0
 
     def add(self, rows: np.ndarray, counts: np.ndarray) -> None:
         self.counts += counts
-        if self.file is None and self.n + rows.shape[0] > self.memory_rows:
-            self.file = self.files.new()
+        if self.out is None and self.n + rows.shape[0] > self.memory_rows:
+            self.out = _RowsWriter(self.files, self.width, self.hcol)
             for lot in self.lots:
-                _write_rows(self.file, lot)
+                self.out.add(lot)
             self.lots = []
-        if self.file is not None:
-            _write_rows(self.file, rows)
+        if self.out is not None:
+            self.out.add(rows)
         else:
             self.lots.append(rows)
         self.n += rows.shape[0]
@@ -233,69 +257,29 @@ class _PartWriter:
     def done(self) -> _Part:
         starts = np.zeros(NBUCKETS + 1, dtype=np.int64)
         starts[1:] = np.cumsum(self.counts)
-        if self.file is not None:
-            self.file.flush()
-            return _Part(starts, self.width, None, self.file)
+        if self.out is not None:
+            return _Part(starts, self.width, None, self.out.finish(), self.hcol)
         rows = np.concatenate(self.lots) if self.lots else np.zeros((0, self.width), dtype=np.uint64)
-        return _Part(starts, self.width, rows, None)
+        return _Part(starts, self.width, rows, None, self.hcol)
 
 
 def _part(rows: np.ndarray, hcol: int, memory_rows: int, files: _Files = TEMP) -> _Part:
     """A part of ``rows`` (their hash at column ``hcol``), sorted by bucket here, written out when more than
     ``memory_rows``."""
-    w = _PartWriter(rows.shape[1], memory_rows, files)
+    w = _PartWriter(rows.shape[1], hcol, memory_rows, files)
     w.add(*_bucket_sort(rows, hcol))
     return w.done()
 
 
-@nb.njit(cache=True)
-def _unpacked(packed, nw):
-    """Pending rows as read from a packed file (layer key, record, link) with their hash put back between record
-    and link: the hash is a function of the record (``words_hash`` of its nw words, as ``_expand`` and the root's
-    encoding make it), so a file need not hold it."""
-    out = np.empty((packed.shape[0], nw + 3), dtype=np.uint64)
-    for r in range(packed.shape[0]):
-        for t in range(nw + 1):
-            out[r, t] = packed[r, t]
-        out[r, nw + 1] = words_hash(packed[r, 1:], nw)
-        out[r, nw + 2] = packed[r, nw + 1]
-    return out
-
-
-class _PendingWriter:
-    """A new file of pending rows (``width`` words each, sorted by layer key across every ``add``), packed:
-    without the hash, compressed in blocks (engine/packed_rows.py: more than three times fewer bytes on 6
-    columns' deal 2478)."""
-
-    def __init__(self, files: _Files, width: int) -> None:
-        self.file = files.new()
-        self.cols = [t for t in range(width) if t != width - 2]  # all but the hash
-        self.out = PackedWriter(self.file, width - 1, PACK_BLOCK)
-
-    def add(self, rows: np.ndarray) -> None:
-        self.out.add(rows[:, self.cols])
-
-    def finish(self) -> IO[bytes]:
-        self.out.finish()
-        return self.file
-
-
 class _Chunk(_Rows):
-    """Pending rows sorted by layer key (column 0), from ``cursor`` on still waiting: in memory, or in a packed
-    file (``_PendingWriter``)."""
+    """Pending rows sorted by layer key (column 0), from ``cursor`` on still waiting."""
 
     def __init__(self, rows: np.ndarray | None, file: IO[bytes] | None, n: int, width: int) -> None:
-        super().__init__(width, rows, file)
-        self.packed = PackedRows(file) if file is not None else None
+        super().__init__(width, rows, file, width - 2, 1)
         if self.packed is not None and self.packed.n != n:
             raise OSError(f"a pending file holds {self.packed.n} rows, not {n}")
         self.n, self.cursor = n, 0
         self.tier = 0  # a file's merges (_Pending)
-
-    def read(self, lo: int, hi: int) -> np.ndarray:
-        if self.rows is not None:
-            return self.rows[lo:hi]
-        return _unpacked(self.packed.read(lo, hi), self.width - 3)
 
     def left(self) -> int:
         return self.n - self.cursor
@@ -354,9 +338,8 @@ class _Pending:
         if sum(c.left() for c in self.memory) > self.memory_rows:
             rows = self._merged([c.rows[c.cursor:] for c in self.memory])
             self.memory = []
-            w = _PendingWriter(self.store, self.width)
-            w.add(rows)
-            self.files.append(_Chunk(None, w.finish(), rows.shape[0], self.width))
+            c = _Chunk(rows, None, rows.shape[0], self.width)
+            self.files.append(_Chunk(None, c.write(self.store, 0), rows.shape[0], self.width))
             self.written += rows.shape[0]
             while True:
                 tier, run = self.files[-1].tier, 1  # the last files of the last one's tier
@@ -374,7 +357,7 @@ class _Pending:
         at a time: the keys below the least of the chunks' keys ``piece`` rows on (fewer than ``piece`` rows from
         each chunk), or when that is the least key, that key's rows alone (written through as they are, in
         pieces, when more than ``memory_rows``)."""
-        w, n = _PendingWriter(self.store, self.width), 0
+        w, n = _RowsWriter(self.store, self.width, self.width - 2), 0
         piece = max(1, self.memory_rows // len(chunks))
 
         def put(rows: np.ndarray) -> None:
@@ -628,7 +611,7 @@ class _Links:
 
 CHECKPOINT = "checkpoint.json"  # a paused sweep's state, in its checkpoint directory beside its files
 LOCK = "lock"  # held by the sweep using the directory
-CHECKPOINT_FORMAT = 2  # 2: pending files packed (engine/packed_rows.py)
+CHECKPOINT_FORMAT = 3  # 2: pending files and links packed (engine/packed_rows.py); 3: every file
 HELD_MAX = 1 << 31  # bytes of files kept only for the checkpoint before a new one is saved at a level's end (without
 # it they stay until the next save asked for: a bound on what a checkpoint costs beside the sweep's own files)
 
@@ -656,26 +639,20 @@ def _save(files: _Files, identity: str, nw: int, counters: dict, levels: list[tu
     disk), the copies it made are removed and the checkpoint before stays."""
     copies: list[str] = []
 
-    def name(r: _Rows, rows: np.ndarray | None) -> str:
+    def name(r: _Rows, lo: int) -> str:
         if r.file is not None:
-            r.file.flush()
             return r.file.sweep_path
-        if isinstance(r, _Chunk):  # pending rows, packed like the pending files
-            w = _PendingWriter(files, r.width)
-            w.add(rows)
-            f = w.finish()
-        else:
-            f = files.new(rows)
+        f = r.write(files, lo)
         copies.append(f.sweep_path)
         f.close()
         return f.sweep_path
 
     try:
-        levels_doc = [{"file": name(p, p.rows), "starts": p.starts.tolist(), "width": p.width, "first_id": i}
+        levels_doc = [{"file": name(p, 0), "starts": p.starts.tolist(), "width": p.width, "first_id": i}
                       for p, i in list(levels) + [level]]
-        chunks = [{"file": name(c, c.rows[c.cursor:]), "memory": True, "n": c.left(), "cursor": 0, "tier": c.tier}
+        chunks = [{"file": name(c, c.cursor), "memory": True, "n": c.left(), "cursor": 0, "tier": c.tier}
                   for c in pending.memory]  # what is left of each, to come back into memory
-        chunks += [{"file": name(c, None), "memory": False, "n": c.n, "cursor": c.cursor, "tier": c.tier}
+        chunks += [{"file": name(c, 0), "memory": False, "n": c.n, "cursor": c.cursor, "tier": c.tier}
                    for c in pending.files]
         offsets, ends = links.index()
         doc = {"format": CHECKPOINT_FORMAT, "identity": identity, "nw": nw, "counters": counters,
@@ -721,7 +698,7 @@ def _load(files: _Files, identity: str, nw: int, memory_rows: int) -> tuple[dict
         return files.open(os.path.join(files.directory, name))
 
     def part(d: dict) -> tuple[_Part, int]:
-        return _Part(np.array(d["starts"], dtype=np.int64), d["width"], None, reopen(d["file"])), d["first_id"]
+        return _Part(np.array(d["starts"], dtype=np.int64), d["width"], None, reopen(d["file"]), nw), d["first_id"]
 
     levels = [part(d) for d in doc["levels"]]
     level = part(doc["level"])
@@ -731,7 +708,8 @@ def _load(files: _Files, identity: str, nw: int, memory_rows: int) -> tuple[dict
     for d in pend["chunks"]:  # back where they were, so that the pending rows merge and spill as if never paused
         f = reopen(d["file"])
         if d["memory"]:
-            c = _Chunk(_unpacked(PackedRows(f).read(0, d["n"]), pend["width"] - 3), None, d["n"], pend["width"])
+            c = _Chunk(None, f, d["n"], pend["width"])
+            c = _Chunk(c.read(0, d["n"]), None, d["n"], pend["width"])
             _close_file(f)
             pending.memory.append(c)
         else:
@@ -872,7 +850,7 @@ def _sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier: boo
         counts = np.zeros(NBUCKETS, dtype=np.int64)
         for p in parts + [lv for lv, _ in levels]:
             counts += np.diff(p.starts)
-        out = _PartWriter(nw + 1, memory_rows, files)
+        out = _PartWriter(nw + 1, nw, memory_rows, files)
         for b0, b1 in _groups(counts, dedup_rows):
             cand = [p.buckets(b0, b1) for p in parts]
             cand = [c for c in cand if c.shape[0]]
