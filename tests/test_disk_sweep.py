@@ -279,8 +279,9 @@ def test_a_win_resumed_has_the_line_of_the_win_never_paused(tmp_path):
 
 
 def test_a_checkpoint_of_another_deal_is_refused_and_kept(tmp_path):
-    """A checkpoint resumed with another deal ends with CheckpointError naming it, and is left as it was: the
-    right deal still resumes from it.  A pause without a checkpoint directory is refused."""
+    """A checkpoint resumed with another deal, or written in another format (its files laid out otherwise), ends
+    with CheckpointError naming it, and is left as it was: the right deal still resumes from it.  A pause without
+    a checkpoint directory is refused."""
     rules, st, rel = _position("freecell", {"cells": 1}, 99, 16)
     _, other, other_rel = _position("freecell", {"cells": 1}, 99, 17)
     params = osol.sweep_params(rules)
@@ -291,6 +292,13 @@ def test_a_checkpoint_of_another_deal_is_refused_and_kept(tmp_path):
     with pytest.raises(ds.CheckpointError, match="another deal"):
         ds.disk_sweep(other, other_rel, params, True, 10**9, checkpoint=str(tmp_path))
     assert sorted(p.name for p in tmp_path.iterdir()) == before
+    manifest = tmp_path / ds.CHECKPOINT
+    kept = manifest.read_text()
+    manifest.write_text(kept.replace(f'"format": {ds.CHECKPOINT_FORMAT}', '"format": 2'))  # plain level files
+    with pytest.raises(ds.CheckpointError, match=f"format 2; allowed: {ds.CHECKPOINT_FORMAT}"):
+        ds.disk_sweep(st, rel, params, True, 10**9, checkpoint=str(tmp_path))
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+    manifest.write_text(kept)
     done = ds.disk_sweep(st, rel, params, True, 10**9, memory_rows=300, checkpoint=str(tmp_path))
     assert (done.outcome, done.stored, done.paused) == (UNSOLVABLE, 25_831, False)
     with pytest.raises(ValueError, match="checkpoint"):
