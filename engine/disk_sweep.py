@@ -39,7 +39,7 @@ pending positions of higher layers, sorted by layer key, once those in memory pa
 position's link.  Each file is written once and read back by ranges of rows, so each is packed
 (engine/packed_rows.py: compressed in blocks, without the hash, which is a function of the record and is put back
 as the rows are read): over 6 columns' deal 2478's first 3x10^7 positions with 2^19 rows in memory, the files at
-their most take 187 MiB where they took 644, the same search, for 2-6% more CPU (packing and unpacking are 7% of
+their most take 187 MiB where they took 644, the same search, for 7-10% more CPU (packing and unpacking are 7% of
 its py-spy samples).  Memory holds at most about ``memory_rows`` rows of each kind (candidates, the level being
 written, pending positions) and a group of buckets of at most ``dedup_rows`` rows with its table: about 2 GiB at
 the defaults.  A layer's levels are closed as soon as no candidate can meet them again (two levels on, or at the

@@ -72,25 +72,23 @@ class PackedWriter:
         f.truncate(self.offsets[-1])
         f.seek(self.offsets[-1])
 
-    @property
-    def n(self) -> int:
-        """Rows added."""
-        return self.ends[-1] + self.inbuf
-
     def add(self, rows: np.ndarray) -> None:
+        """Rows to append.  Those not yet in a block are held as copies, never as views of the caller's arrays
+        (a view of a column would keep its whole array alive)."""
         if rows.shape[0] == 0:
             return
         if rows.shape[1] != self.width:
             raise ValueError(f"PackedWriter: rows of {rows.shape[1]} words; allowed: {self.width}")
-        self.buf.append(rows)
         self.inbuf += rows.shape[0]
-        if self.inbuf >= self.block_rows:
-            rows = np.concatenate(self.buf) if len(self.buf) > 1 else self.buf[0]
-            full = rows.shape[0] - rows.shape[0] % self.block_rows
-            for lo in range(0, full, self.block_rows):
-                self._block(rows[lo:lo + self.block_rows])
-            self.buf = [rows[full:]] if full < rows.shape[0] else []
-            self.inbuf = rows.shape[0] - full
+        if self.inbuf < self.block_rows:
+            self.buf.append(rows.copy())
+            return
+        rows = np.concatenate(self.buf + [rows]) if self.buf else rows
+        full = rows.shape[0] - rows.shape[0] % self.block_rows
+        for lo in range(0, full, self.block_rows):
+            self._block(rows[lo:lo + self.block_rows])
+        self.buf = [rows[full:].copy()] if full < rows.shape[0] else []
+        self.inbuf = rows.shape[0] - full
 
     def _block(self, rows: np.ndarray) -> None:
         data = _encode(rows)
