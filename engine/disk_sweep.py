@@ -73,7 +73,7 @@ import numpy as np
 
 from engine import open_solitaire as osol
 from engine.outcomes import UNKNOWN, UNSOLVABLE, WON
-from engine.packed_rows import BLOCK_ROWS, PackedRows, PackedWriter
+from engine.packed_rows import BLOCK_ROWS, PackedFileError, PackedRows, PackedWriter
 from engine.position_table import words_hash
 
 NBUCKETS = 256  # a record's bucket: the top 8 bits of its hash (the slots below use the low bits)
@@ -130,9 +130,12 @@ class _Rows:
     packed file (``_RowsWriter``)."""
 
     def __init__(self, width: int, rows: np.ndarray | None, file: IO[bytes] | None, hcol: int,
-                 rec0: int = 0) -> None:
+                 rec0: int = 0, n: int | None = None, what: str = "file") -> None:
+        """``n``: the rows a file must hold (its footer says how many it does; ``what`` names it if they differ)."""
         self.width, self.rows, self.file, self.hcol, self.rec0 = width, rows, file, hcol, rec0
         self.packed = PackedRows(file) if file is not None else None
+        if self.packed is not None and n is not None and self.packed.n != n:
+            raise PackedFileError(f"{what} holds {self.packed.n} rows, not {n}")
 
     def read(self, lo: int, hi: int) -> np.ndarray:
         """Rows lo..hi-1."""
@@ -158,10 +161,8 @@ class _Part(_Rows):
 
     def __init__(self, starts: np.ndarray, width: int, rows: np.ndarray | None, file: IO[bytes] | None,
                  hcol: int) -> None:
-        super().__init__(width, rows, file, hcol)
+        super().__init__(width, rows, file, hcol, n=int(starts[-1]), what="a level's file")
         self.starts = starts
-        if self.packed is not None and self.packed.n != self.n:
-            raise OSError(f"a level's file holds {self.packed.n} rows, not {self.n}")
 
     @property
     def n(self) -> int:
@@ -278,9 +279,7 @@ class _Chunk(_Rows):
     """Pending rows sorted by layer key (column 0), from ``cursor`` on still waiting."""
 
     def __init__(self, rows: np.ndarray | None, file: IO[bytes] | None, n: int, width: int) -> None:
-        super().__init__(width, rows, file, width - 2, 1)
-        if self.packed is not None and self.packed.n != n:
-            raise OSError(f"a pending file holds {self.packed.n} rows, not {n}")
+        super().__init__(width, rows, file, width - 2, 1, n=n, what="a pending file")
         self.n, self.cursor = n, 0
         self.tier = 0  # a file's merges (_Pending)
 
@@ -698,11 +697,19 @@ def _load(files: _Files, identity: str, nw: int, memory_rows: int) -> tuple[dict
         raise CheckpointError(f"checkpoint {path}: its file {missing[0]} is missing; allowed: a checkpoint whole")
     files.pinned = named
 
-    def reopen(name: str) -> IO[bytes]:
-        return files.open(os.path.join(files.directory, name))
+    def opened(name: str, make):
+        """``make`` of the named file, reopened; a file that is not what the checkpoint says (cut short, not
+        finished, other rows) ends the load with CheckpointError naming it, the file left as it is."""
+        f = files.open(os.path.join(files.directory, name))
+        try:
+            return make(f)
+        except PackedFileError as e:
+            f.close()  # not _close_file: the checkpoint's files stay
+            raise CheckpointError(f"checkpoint {path}: its file {name}: {e}; allowed: a checkpoint whole") from e
 
     def part(d: dict) -> tuple[_Part, int]:
-        return _Part(np.array(d["starts"], dtype=np.int64), d["width"], None, reopen(d["file"]), nw), d["first_id"]
+        starts = np.array(d["starts"], dtype=np.int64)
+        return opened(d["file"], lambda f: _Part(starts, d["width"], None, f, nw)), d["first_id"]
 
     levels = [part(d) for d in doc["levels"]]
     level = part(doc["level"])
@@ -710,18 +717,16 @@ def _load(files: _Files, identity: str, nw: int, memory_rows: int) -> tuple[dict
     pending = _Pending(pend["width"], memory_rows, files)
     pending.written = pend["written"]
     for d in pend["chunks"]:  # back where they were, so that the pending rows merge and spill as if never paused
-        f = reopen(d["file"])
+        c = opened(d["file"], lambda f: _Chunk(None, f, d["n"], pend["width"]))
         if d["memory"]:
-            c = _Chunk(None, f, d["n"], pend["width"])
-            c = _Chunk(c.read(0, d["n"]), None, d["n"], pend["width"])
-            _close_file(f)
-            pending.memory.append(c)
+            rows = c.read(0, d["n"])
+            _close_file(c.file)
+            pending.memory.append(_Chunk(rows, None, d["n"], pend["width"]))
         else:
-            c = _Chunk(None, f, d["n"], pend["width"])
             c.cursor, c.tier = d["cursor"], d["tier"]
             pending.files.append(c)
     # links a killed run wrote past its checkpoint are cut off
-    links = _Links(files, reopen(doc["links"]["file"]), (doc["links"]["offsets"], doc["links"]["ends"]))
+    links = opened(doc["links"]["file"], lambda f: _Links(files, f, (doc["links"]["offsets"], doc["links"]["ends"])))
     return doc["counters"], levels, level, pending, links
 
 

@@ -44,13 +44,17 @@ def _decode(data: bytes, m: int, width: int) -> np.ndarray:
     return cols.reshape(width, m).T
 
 
+class PackedFileError(OSError):
+    """A file that is not a whole packed rows file: unfinished, cut short, or not the rows it should hold."""
+
+
 def _pread(f: IO[bytes], size: int, at: int) -> bytes:
     """``size`` bytes of ``f`` from ``at`` (a short read is an error: the file is not whole)."""
     out = bytearray()
     while len(out) < size:
         got = os.pread(f.fileno(), min(size - len(out), 1 << 30), at + len(out))
         if not got:
-            raise OSError(f"a packed rows file ended early: {len(out)} of {size} bytes read at {at}")
+            raise PackedFileError(f"a packed rows file ended early: {len(out)} of {size} bytes read at {at}")
         out += got
     return bytes(out)
 
@@ -128,13 +132,13 @@ class PackedRows:
         self.f = f
         size = os.fstat(f.fileno()).st_size
         if size < 24:
-            raise OSError("a packed rows file without its footer")
+            raise PackedFileError("a packed rows file without its footer")
         at, width, magic = (int(x) for x in np.frombuffer(_pread(f, 24, size - 24), dtype=np.uint64))
         if magic != MAGIC:
-            raise OSError("not a packed rows file (or not finished)")
+            raise PackedFileError("not a packed rows file (or not finished)")
         nb = (size - 24 - at) // 8 - 2  # the footer holds 3 nblocks + 2 words
         if nb < 0 or nb % 3:
-            raise OSError("a packed rows file's footer is damaged")
+            raise PackedFileError("a packed rows file's footer is damaged")
         nb //= 3
         words = np.frombuffer(_pread(f, size - 24 - at, at), dtype=np.uint64)
         self._index(width, words[:nb + 1], words[nb + 1:2 * nb + 2], words[2 * nb + 2:])

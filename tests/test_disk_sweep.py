@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import json
+import shutil
 
 import numba as nb
 import numpy as np
@@ -303,6 +305,31 @@ def test_a_checkpoint_of_another_deal_is_refused_and_kept(tmp_path):
     assert (done.outcome, done.stored, done.paused) == (UNSOLVABLE, 25_831, False)
     with pytest.raises(ValueError, match="checkpoint"):
         ds.disk_sweep(st, rel, params, True, 10**9, pause=lambda: False)
+
+
+def test_a_damaged_checkpoint_is_refused_naming_its_file(tmp_path):
+    """A checkpoint whose level file is cut short, or holds another file's rows, ends with CheckpointError naming
+    that file, and nothing in the directory is removed or changed: put back, the file resumes the sweep."""
+    rules, st, rel = _position("freecell", {"cells": 1}, 99, 16)
+    params = osol.sweep_params(rules)
+    first = ds.disk_sweep(st, rel, params, True, 10**9, memory_rows=300, checkpoint=str(tmp_path),
+                          pause=lambda: True)
+    assert first.paused
+    doc = json.loads((tmp_path / ds.CHECKPOINT).read_text())
+    level, chunk = doc["level"]["file"], doc["pending"]["chunks"][0]["file"]
+    assert doc["level"]["starts"][-1] != doc["pending"]["chunks"][0]["n"]
+    shutil.copy(tmp_path / level, tmp_path / "kept")
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    for damage, why in ((lambda: (tmp_path / level).write_bytes(before[level][:-5]), "not a packed rows file"),
+                        (lambda: shutil.copy(tmp_path / chunk, tmp_path / level), "holds .* rows, not")):
+        damage()
+        with pytest.raises(ds.CheckpointError, match=f"its file {level}: .*{why}.*allowed: a checkpoint whole"):
+            ds.disk_sweep(st, rel, params, True, 10**9, memory_rows=300, checkpoint=str(tmp_path))
+        assert sorted(p.name for p in tmp_path.iterdir()) == sorted(before)
+        shutil.copy(tmp_path / "kept", tmp_path / level)
+    (tmp_path / "kept").unlink()
+    done = ds.disk_sweep(st, rel, params, True, 10**9, memory_rows=300, checkpoint=str(tmp_path))
+    assert (done.outcome, done.stored) == (UNSOLVABLE, 25_831)
 
 
 def test_one_sweep_a_directory_and_no_files_left_behind(tmp_path, monkeypatch):
