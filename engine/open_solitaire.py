@@ -163,7 +163,7 @@ The search (issue 11).
 * The line search (``P_LINE``): the same kernel with no streamliner, so
   exhaustive like the others, in Solvitaire's own order of moves; the third
   search, with room for LINE_ROOM x max_nodes positions (a game may set its
-  own, ``SolverRules.line_room``: King Albert's family 5), for the deals the
+  own, ``SolverRules.line_room``), for the deals the
   guide and the streamlined search leave unknown; before it starts, the
   workspace gives back what the searches before touched
   (``Workspace.release``).  Solvitaire's exact
@@ -181,8 +181,14 @@ The search (issue 11).
   from the bottom, the higher first, cells by their card, the higher first
   (``_pile_above``, ``_cell_above``: Solvitaire keeps its piles in that
   order).  Measured (seed 99): 9363 won in 12,967,091 positions, its line
-  1,314,987 moves deep; 451 in 22,447,989 (which LINE_ROOM = 3 holds at
-  the default max_nodes; 2 held it from 1.2 x 10^7); Raglan 557, which the retry was kept for, in
+  1,314,987 moves deep; 451 in 22,447,989 (which a room of 3 x max_nodes
+  holds at the default; 2 held it from 1.2 x 10^7), and 6 columns 7621,
+  unknown through every search with that room, and won by Solvitaire's
+  exact search in 33.9 M states, in 33,868,837 positions (56 CPU-s, 2,300
+  MiB): so the room is now 5 x max_nodes, as King Albert's was already, the
+  most whose 48-byte records and 512 MiB table (BIG_TABLE) stay well within
+  4 GiB (6 columns 8021, which fills it: 3,235 MiB, 143 CPU-s, the line
+  search alone); Raglan 557, which the retry was kept for, in
   7,672,321 (the retry's 4.6 M), and 7 columns 494 in 21,285.  Its line is
   kept as 48-byte records (``_encode``), decoded as the line comes back to
   them, rather than as 664-byte positions: 2^22 moves deep cost 200 MB, not
@@ -1777,7 +1783,7 @@ DFS_DEPTH, DFS_MOVES = 1 << 17, 1 << 23  # the longest line it follows, and the 
 # The line search (module docstring, "The line search"): the streamlined search's kernel with no streamliner, its
 # moves in Solvitaire's order, its line kept as 48-byte records; it stores at most LINE_ROOM x max_nodes positions.
 ORDER_LINE = 4
-LINE_ROOM = 3  # 6 columns deal 451 (seed 99) is won in 22.4 M positions: 3 x 10^7 holds them, 2 x 10^7 did not
+LINE_ROOM = 5  # 6 columns deal 7621 (seed 99) is won in 33.9 M positions: 3 x 10^7 did not hold them (docstring)
 LINE_DEPTH, LINE_MOVES = 1 << 22, 1 << 25
 # The one-line-at-a-time searches' and the sweep's table doubles when half full, but from BIG_TABLE slots (512 MiB)
 # on only when four fifths full: King Albert's line search (room 5 x 10^7) then keeps its positions in 512 MiB,
@@ -1821,7 +1827,7 @@ def sweep_room(max_nodes: int) -> int:
     return max(1, int(SWEEP_LIVE * max_nodes))  # at least the root's
 
 
-MAX_NODES_DOC = max_nodes_doc(LINE_ROOM, "")  # Baker's Game's and FreeCell's max_nodes help (King Albert sets its own)
+MAX_NODES_DOC = max_nodes_doc(LINE_ROOM, ", about 3.3 GB at the default")  # Baker's Game's and FreeCell's max_nodes help (King Albert sets its own)
 
 
 @nb.njit(cache=True)

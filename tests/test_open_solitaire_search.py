@@ -542,10 +542,12 @@ def test_the_line_search_keeps_the_verdicts_of_the_plain_exhaustive_search(monke
 def test_a_game_sets_the_line_searchs_own_room(monkeypatch):
     """``SolverRules.line_room`` (King Albert's family: 5) gives the line search that many times max_nodes, in
     place of LINE_ROOM: FreeCell with 1 cell, seed 99 deal 0 is unsolvable in 75,174 line positions and deal 5 won
-    in 4,838, so with max_nodes a fifth of that or more they are decided at room 5 and unknown at the default 2."""
+    in 4,838, so with max_nodes a fifth of that or more they are decided at room 5 and unknown at the module's
+    room (set to 2 here)."""
     from dataclasses import replace
 
     monkeypatch.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_LINE, True),))
+    monkeypatch.setattr(osol, "LINE_ROOM", 2)
     decks = seeded_deals(DECK_52, 99, 0, 6)
     for deal, verdict, nodes, max_nodes in ((decks[0], UNSOLVABLE, 75_174, 16_000), (decks[5], WON, 4_838, 1_000)):
         whole = osol.solve_deal(deal, _srules("freecell", cells=1))

@@ -49,7 +49,8 @@ from engine.rules import switch
 
 MAX_NODES_HI = 100_000_000  # about 60 to 90 bytes of memory per stored position (engine/open_solitaire.py, point 1)
 
-# The line search's room here, in units of max_nodes (the shared solver's LINE_ROOM is 3).  At 5 x 10^7 it
+# The line search's room here, in units of max_nodes (the shared solver's LINE_ROOM, 5 since December 5, was 3
+# when this was set; kept here for its own reasons).  At 5 x 10^7 it
 # decides deals 490 (seed 99, unsolvable in 47.4 M positions) and 864 (seed 2024, won in 44.4 M), which stayed
 # unknown through every search at 2 x 10^7 and which Solvitaire's exact search leaves undecided at 300 s.  What
 # it costs: a deal that fills the room (seed 99 deal 1856, unknown) peaks at 3,347 MiB, the line search's 48-byte
