@@ -184,7 +184,7 @@ The search (issue 11).
   1,314,987 moves deep; 451 in 22,447,989 (which a room of 3 x max_nodes
   holds at the default; 2 held it from 1.2 x 10^7), and 6 columns 7621,
   unknown through every search with that room, and won by Solvitaire's
-  exact search in 33.9 M states, in 33,868,837 positions (56 CPU-s, 2,300
+  exact search in 33.9 M unique states, in 33,868,837 positions (56 CPU-s, 2,300
   MiB): so the room is now 5 x max_nodes, as King Albert's was already, the
   most whose 48-byte records and 512 MiB table (BIG_TABLE) stay well within
   4 GiB (6 columns 8021, which fills it: 3,235 MiB, 143 CPU-s, the line
