@@ -716,13 +716,16 @@ def _load(files: _Files, identity: str, nw: int, memory_rows: int) -> tuple[dict
     pend = doc["pending"]
     pending = _Pending(pend["width"], memory_rows, files)
     pending.written = pend["written"]
+    def in_memory(f: IO[bytes], n: int) -> _Chunk:
+        rows = _Chunk(None, f, n, pend["width"]).read(0, n)
+        _close_file(f)
+        return _Chunk(rows, None, n, pend["width"])
+
     for d in pend["chunks"]:  # back where they were, so that the pending rows merge and spill as if never paused
-        c = opened(d["file"], lambda f: _Chunk(None, f, d["n"], pend["width"]))
         if d["memory"]:
-            rows = c.read(0, d["n"])
-            _close_file(c.file)
-            pending.memory.append(_Chunk(rows, None, d["n"], pend["width"]))
+            pending.memory.append(opened(d["file"], lambda f: in_memory(f, d["n"])))
         else:
+            c = opened(d["file"], lambda f: _Chunk(None, f, d["n"], pend["width"]))
             c.cursor, c.tier = d["cursor"], d["tier"]
             pending.files.append(c)
     # links a killed run wrote past its checkpoint are cut off

@@ -318,16 +318,15 @@ def test_a_damaged_checkpoint_is_refused_naming_its_file(tmp_path):
     doc = json.loads((tmp_path / ds.CHECKPOINT).read_text())
     level, chunk = doc["level"]["file"], doc["pending"]["chunks"][0]["file"]
     assert doc["level"]["starts"][-1] != doc["pending"]["chunks"][0]["n"]
-    shutil.copy(tmp_path / level, tmp_path / "kept")
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
     for damage, why in ((lambda: (tmp_path / level).write_bytes(before[level][:-5]), "not a packed rows file"),
                         (lambda: shutil.copy(tmp_path / chunk, tmp_path / level), "holds .* rows, not")):
         damage()
+        damaged = (tmp_path / level).read_bytes()
         with pytest.raises(ds.CheckpointError, match=f"its file {level}: .*{why}.*allowed: a checkpoint whole"):
             ds.disk_sweep(st, rel, params, True, 10**9, memory_rows=300, checkpoint=str(tmp_path))
-        assert sorted(p.name for p in tmp_path.iterdir()) == sorted(before)
-        shutil.copy(tmp_path / "kept", tmp_path / level)
-    (tmp_path / "kept").unlink()
+        assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == {**before, level: damaged}
+        (tmp_path / level).write_bytes(before[level])
     done = ds.disk_sweep(st, rel, params, True, 10**9, memory_rows=300, checkpoint=str(tmp_path))
     assert (done.outcome, done.stored) == (UNSOLVABLE, 25_831)
 
