@@ -696,15 +696,19 @@ def _load(files: _Files, identity: str, nw: int, memory_rows: int) -> tuple[dict
     if missing:
         raise CheckpointError(f"checkpoint {path}: its file {missing[0]} is missing; allowed: a checkpoint whole")
     files.pinned = named
+    handles: list[IO[bytes]] = []  # every file reopened so far, closed if a later one is refused
 
     def opened(name: str, make):
         """``make`` of the named file, reopened; a file that is not what the checkpoint says (cut short, not
-        finished, other rows) ends the load with CheckpointError naming it, the file left as it is."""
+        finished, other rows) ends the load with CheckpointError naming it, every file left as it is and none
+        left open."""
         f = files.open(os.path.join(files.directory, name))
+        handles.append(f)
         try:
             return make(f)
         except PackedFileError as e:
-            f.close()  # not _close_file: the checkpoint's files stay
+            for h in handles:
+                h.close()  # not _close_file: the checkpoint's files stay
             raise CheckpointError(f"checkpoint {path}: its file {name}: {e}; allowed: a checkpoint whole") from e
 
     def part(d: dict) -> tuple[_Part, int]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
+import os
 import shutil
 
 import numba as nb
@@ -309,7 +310,8 @@ def test_a_checkpoint_of_another_deal_is_refused_and_kept(tmp_path):
 
 def test_a_damaged_checkpoint_is_refused_naming_its_file(tmp_path):
     """A checkpoint whose level file is cut short, or holds another file's rows, ends with CheckpointError naming
-    that file, and nothing in the directory is removed or changed: put back, the file resumes the sweep."""
+    that file, nothing in the directory is removed or changed, and none of its files is left open: put back, the
+    file resumes the sweep."""
     rules, st, rel = _position("freecell", {"cells": 1}, 99, 16)
     params = osol.sweep_params(rules)
     first = ds.disk_sweep(st, rel, params, True, 10**9, memory_rows=300, checkpoint=str(tmp_path),
@@ -318,14 +320,23 @@ def test_a_damaged_checkpoint_is_refused_naming_its_file(tmp_path):
     doc = json.loads((tmp_path / ds.CHECKPOINT).read_text())
     level, chunk = doc["level"]["file"], doc["pending"]["chunks"][0]["file"]
     assert doc["level"]["starts"][-1] != doc["pending"]["chunks"][0]["n"]
+    assert doc["levels"], "a kept level is opened before the level refused"
+
+    def open_here() -> list[str]:
+        return [t for t in (os.readlink(f"/proc/self/fd/{fd}") for fd in os.listdir("/proc/self/fd")
+                            if os.path.exists(f"/proc/self/fd/{fd}")) if t.startswith(str(tmp_path))]
+
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
     for damage, why in ((lambda: (tmp_path / level).write_bytes(before[level][:-5]), "not a packed rows file"),
                         (lambda: shutil.copy(tmp_path / chunk, tmp_path / level), "holds .* rows, not")):
         damage()
         damaged = (tmp_path / level).read_bytes()
-        with pytest.raises(ds.CheckpointError, match=f"its file {level}: .*{why}.*allowed: a checkpoint whole"):
+        refusal = f"its file {level}: .*{why}.*allowed: a checkpoint whole"
+        with pytest.raises(ds.CheckpointError, match=refusal) as refused:
             ds.disk_sweep(st, rel, params, True, 10**9, memory_rows=300, checkpoint=str(tmp_path))
         assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == {**before, level: damaged}
+        assert open_here() == []  # closed by the load itself, not when the error (and its frames) is dropped
+        del refused
         (tmp_path / level).write_bytes(before[level])
     done = ds.disk_sweep(st, rel, params, True, 10**9, memory_rows=300, checkpoint=str(tmp_path))
     assert (done.outcome, done.stored) == (UNSOLVABLE, 25_831)
