@@ -696,44 +696,47 @@ def _load(files: _Files, identity: str, nw: int, memory_rows: int) -> tuple[dict
     if missing:
         raise CheckpointError(f"checkpoint {path}: its file {missing[0]} is missing; allowed: a checkpoint whole")
     files.pinned = named
-    handles: list[IO[bytes]] = []  # every file reopened so far, closed if a later one is refused
+    handles: list[IO[bytes]] = []  # every file reopened so far: all closed if the load ends in an error
 
     def opened(name: str, make):
         """``make`` of the named file, reopened; a file that is not what the checkpoint says (cut short, not
-        finished, other rows) ends the load with CheckpointError naming it, every file left as it is and none
-        left open."""
+        finished, other rows) ends the load with CheckpointError naming it, every file left as it is."""
         f = files.open(os.path.join(files.directory, name))
         handles.append(f)
         try:
             return make(f)
         except PackedFileError as e:
-            for h in handles:
-                h.close()  # not _close_file: the checkpoint's files stay
             raise CheckpointError(f"checkpoint {path}: its file {name}: {e}; allowed: a checkpoint whole") from e
 
     def part(d: dict) -> tuple[_Part, int]:
         starts = np.array(d["starts"], dtype=np.int64)
         return opened(d["file"], lambda f: _Part(starts, d["width"], None, f, nw)), d["first_id"]
 
-    levels = [part(d) for d in doc["levels"]]
-    level = part(doc["level"])
-    pend = doc["pending"]
-    pending = _Pending(pend["width"], memory_rows, files)
-    pending.written = pend["written"]
-    def in_memory(f: IO[bytes], n: int) -> _Chunk:
-        rows = _Chunk(None, f, n, pend["width"]).read(0, n)
+    def in_memory(f: IO[bytes], n: int, width: int) -> _Chunk:
+        rows = _Chunk(None, f, n, width).read(0, n)
         _close_file(f)
-        return _Chunk(rows, None, n, pend["width"])
+        return _Chunk(rows, None, n, width)
 
-    for d in pend["chunks"]:  # back where they were, so that the pending rows merge and spill as if never paused
-        if d["memory"]:
-            pending.memory.append(opened(d["file"], lambda f: in_memory(f, d["n"])))
-        else:
-            c = opened(d["file"], lambda f: _Chunk(None, f, d["n"], pend["width"]))
-            c.cursor, c.tier = d["cursor"], d["tier"]
-            pending.files.append(c)
-    # links a killed run wrote past its checkpoint are cut off
-    links = opened(doc["links"]["file"], lambda f: _Links(files, f, (doc["links"]["offsets"], doc["links"]["ends"])))
+    try:
+        levels = [part(d) for d in doc["levels"]]
+        level = part(doc["level"])
+        pend = doc["pending"]
+        pending = _Pending(pend["width"], memory_rows, files)
+        pending.written = pend["written"]
+        for d in pend["chunks"]:  # back where they were: the pending rows merge and spill as if never paused
+            if d["memory"]:
+                pending.memory.append(opened(d["file"], lambda f: in_memory(f, d["n"], pend["width"])))
+            else:
+                c = opened(d["file"], lambda f: _Chunk(None, f, d["n"], pend["width"]))
+                c.cursor, c.tier = d["cursor"], d["tier"]
+                pending.files.append(c)
+        # links a killed run wrote past its checkpoint are cut off
+        links = opened(doc["links"]["file"],
+                       lambda f: _Links(files, f, (doc["links"]["offsets"], doc["links"]["ends"])))
+    except BaseException:
+        for h in handles:
+            h.close()  # not _close_file: the checkpoint's files stay
+        raise
     return doc["counters"], levels, level, pending, links
 
 
