@@ -814,11 +814,11 @@ MAX_SECONDS_HI = 86_400
 
 # The games' disk_positions switch: the sweep with its levels on disk (engine/disk_sweep.py), off by default
 DISK_POSITIONS_DOC = ("positions the sweep with its levels on disk may store, last, for a deal every other search "
-                      "leaves unknown (0: not run): an exhaustive search whose memory stays under 2 GiB however "
-                      "many, but which takes 2.5 to 7 CPU-microseconds a position and temporary files in TMPDIR "
-                      "(8 bytes a position stored, and tens of GB while the largest layers last: 51 GiB on FreeCell "
-                      "with 6 columns deal 3499, unsolvable in 1.2x10^9 positions and 83 CPU-minutes): 10^9 is "
-                      "over an hour a deal")
+                      "leaves unknown (0: not run): an exhaustive search whose memory stays near 2 GiB however "
+                      "many (2.4 GiB at most on the deals measured), but which takes 2.5 to 7 CPU-microseconds a "
+                      "position and temporary files in TMPDIR (tens of GB while the largest layers last: 27 GB on "
+                      "FreeCell with 6 columns deal 2478, unsolvable in 1.8x10^9 positions and 128 CPU-minutes): "
+                      "10^9 is over an hour a deal")
 DISK_POSITIONS_HI = 10_000_000_000
 
 # --- position layout in one uint8 array -------------------------------------
