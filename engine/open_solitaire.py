@@ -1827,7 +1827,8 @@ def sweep_room(max_nodes: int) -> int:
     return max(1, int(SWEEP_LIVE * max_nodes))  # at least the root's
 
 
-MAX_NODES_DOC = max_nodes_doc(LINE_ROOM, ", about 3.3 GB at the default")  # Baker's Game's and FreeCell's max_nodes help (King Albert sets its own)
+# Baker's Game's and FreeCell's max_nodes help (King Albert sets its own)
+MAX_NODES_DOC = max_nodes_doc(LINE_ROOM, ", about 3.3 GB at the default")
 
 
 @nb.njit(cache=True)

@@ -49,13 +49,14 @@ from engine.rules import switch
 
 MAX_NODES_HI = 100_000_000  # about 60 to 90 bytes of memory per stored position (engine/open_solitaire.py, point 1)
 
-# The line search's room here, in units of max_nodes (the shared solver's LINE_ROOM, 5 since December 5, was 3
-# when this was set; kept here for its own reasons).  At 5 x 10^7 it
-# decides deals 490 (seed 99, unsolvable in 47.4 M positions) and 864 (seed 2024, won in 44.4 M), which stayed
+# The line search's room here, in units of max_nodes.  The shared solver's LINE_ROOM is also 5 since December 5
+# (it was 3 when this was set); this one stays King Albert's own, measured for the reasons below, whatever the
+# shared room becomes.  At 5 x 10^7 it decides deals 490 (seed 99, unsolvable in 47.4 M positions) and 864 (seed 2024, won in 44.4 M), which stayed
 # unknown through every search at 2 x 10^7 and which Solvitaire's exact search leaves undecided at 300 s.  What
 # it costs: a deal that fills the room (seed 99 deal 1856, unknown) peaks at 3,347 MiB, the line search's 48-byte
 # records and its 512 MiB table (BIG_TABLE) after the earlier searches' memory is given back
-# (Workspace.release), and spends 803 CPU-s in all (523 at 2 x 10^7).  Room 6 would decide 1856 too (won in 56.9 M) but not within 4 GiB.
+# (Workspace.release), and spends 803 CPU-s in all (523 at 2 x 10^7).  Room 6 would decide 1856 too (won in
+# 56.9 M) but not within 4 GiB.
 LINE_ROOM = 5
 LINE_MEMORY = ", about 3.5 GB at the default"
 
