@@ -126,7 +126,8 @@ class PackedWriter:
 
 
 class PackedRows:
-    """A packed file's rows, read by range and searched by their first word.  The block last read is kept."""
+    """A packed file's rows, read by range and searched by their first word.  The block last read is kept.  Reads
+    are positional (``os.pread``), so threads may read one file at once."""
 
     def __init__(self, f: IO[bytes]) -> None:
         self.f = f
@@ -160,11 +161,13 @@ class PackedRows:
         self._cached = (-1, np.zeros((0, width), dtype=np.uint64))
 
     def _block(self, b: int) -> np.ndarray:
-        if self._cached[0] != b:
+        cached = self._cached  # one read of it: threads may read one file at once (engine/disk_sweep.py)
+        if cached[0] != b:
             lo, hi = int(self.offsets[b]), int(self.offsets[b + 1])
             m = int(self.ends[b + 1] - self.ends[b])
-            self._cached = (b, _decode(_pread(self.f, hi - lo, lo), m, self.width))
-        return self._cached[1]
+            cached = (b, _decode(_pread(self.f, hi - lo, lo), m, self.width))
+            self._cached = cached
+        return cached[1]
 
     def read(self, lo: int, hi: int) -> np.ndarray:
         """Rows lo..hi-1, a new array."""

@@ -20,7 +20,8 @@ Runs on one core, in this process:
      (--disk-sweep "ROW:I,J") the sweep with its levels on disk (engine/disk_sweep.py), alone, up to
      --disk-positions stored, with a line of progress every minute of CPU and at every level of 5 x 10^6;
      with --disk-checkpoint DIR it saves a checkpoint every 10 CPU-minutes, an interrupt pauses it at a level's
-     end, and the same command goes on from the last checkpoint.
+     end, and the same command goes on from the last checkpoint; --disk-threads N shares each level's
+     expansions among N threads.
   6. (--perpetual-motion N) Perpetual Motion under strategy: solver, N seeded deals (seed 2009) for clarke,
      masten and pysolfc, each with direction as the preset has it and with `any`: won/unsolvable/unknown,
      the passes found, how often rounds_optimal was proven, the forced automaton beside it (dominance),
@@ -180,7 +181,8 @@ class _TempFiles:
 SAVE_EVERY = 600  # CPU seconds between --disk-checkpoint's saves
 
 
-def disk_sweep_section(row: str, indices: list[int], seed: int, positions: int, checkpoint: str = "") -> None:
+def disk_sweep_section(row: str, indices: list[int], seed: int, positions: int, checkpoint: str = "",
+                       threads: int = 1) -> None:
     """The sweep with its levels on disk (engine/disk_sweep.py) alone on chosen seeded deals of one table row:
     a line every minute of CPU and at every level of at least 5 x 10^6 positions (CPU seconds, the layer's
     u + |S| and level, its positions, expanded and stored so far, rows written to disk, temporary files now,
@@ -188,7 +190,8 @@ def disk_sweep_section(row: str, indices: list[int], seed: int, positions: int, 
     checker here.  With ``checkpoint`` (a directory) each deal's files are kept in CHECKPOINT/deal-I, a
     checkpoint is saved there every SAVE_EVERY CPU seconds, and an interrupt (Ctrl-C, SIGTERM or SIGUSR1) pauses
     the sweep at its level's end, saving one; the same command again goes on from the last (after a pause, or a
-    kill), its CPU seconds counted from the first start (bench.json beside it, as of that checkpoint)."""
+    kill), its CPU seconds counted from the first start (bench.json beside it, as of that checkpoint).  With
+    ``threads`` each level's expansions are shared among that many threads (CPU seconds are then all of them)."""
     import importlib
     import json
     import resource
@@ -232,7 +235,8 @@ def disk_sweep_section(row: str, indices: list[int], seed: int, positions: int, 
             now = time.process_time()
             if now - last[0] >= 60 or n >= 5_000_000:
                 last[0] = now
-                print(f"  {now - cpu0:7.0f} CPU-s  u+|S| {layer >> 52:3d} level {depth:3d}: {n:>11,}  expanded "
+                print(f"  {now - cpu0:7.0f} CPU-s {time.perf_counter() - wall0:7.0f} s  u+|S| {layer >> 52:3d} "
+                      f"level {depth:3d}: {n:>11,}  expanded "
                       f"{nodes:>13,}  stored {stored:>13,}  written {written:>13,}  files {files.now >> 20:,} MiB"
                       f"  peak {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024:,} MiB", flush=True)
 
@@ -251,7 +255,8 @@ def disk_sweep_section(row: str, indices: list[int], seed: int, positions: int, 
             return True
 
         r = disk_sweep(st, rel, osol.sweep_params(srules), osol._frontier(srules), positions, progress=progress,
-                       checkpoint=where, pause=(lambda: asked[0]) if where else None, save=save if where else None)
+                       checkpoint=where, pause=(lambda: asked[0]) if where else None, save=save if where else None,
+                       threads=threads)
         files.stop()
         most = max(files.most, before["files"])
         if where:
@@ -507,12 +512,14 @@ def main() -> None:
     ap.add_argument("--disk-checkpoint", default="", help="DIR: --disk-sweep keeps each deal's files in DIR/deal-I, "
                     "saves a checkpoint there every 10 CPU-minutes and when paused (Ctrl-C, SIGTERM or SIGUSR1), "
                     "and goes on from the last one when run again")
+    ap.add_argument("--disk-threads", type=int, default=1, help="threads sharing --disk-sweep's expansions (the "
+                    "same search for any count)")
     args = ap.parse_args()
 
     if args.disk_sweep:
         row, _, indices = args.disk_sweep.rpartition(":")
         disk_sweep_section(row, [int(i) for i in indices.split(",")], args.table_seed, int(args.disk_positions),
-                           args.disk_checkpoint)
+                           args.disk_checkpoint, args.disk_threads)
         return
     if args.sweep_total:
         from engine import open_solitaire as osol

@@ -281,6 +281,40 @@ def test_a_win_resumed_has_the_line_of_the_win_never_paused(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("piece", [ds.PIECE, 64])
+def test_threads_make_the_same_search(monkeypatch, piece):
+    """Expanded by 2 or 3 threads (each piece of a level cut into that many spans), the sweep on disk is the search
+    one thread makes: FreeCell with 1 cell deal 16 unsolvable with the same expansions, positions, rows written and
+    largest level, its parts in files; Penguin seed 1 deal 0 won in the same 238,632 expansions with the very same
+    line, which the checker replays (each level's candidates deduplicated in many groups of buckets, as many at
+    once as threads).  With pieces of 64 records, a level is many pieces, and candidates are filed between
+    them."""
+    monkeypatch.setattr(ds, "PIECE", piece)
+    rules, st, rel = _position("freecell", {"cells": 1}, 99, 16)
+    params = osol.sweep_params(rules)
+    kw = {"memory_rows": 300, "dedup_rows": 40}
+    one = ds.disk_sweep(st, rel, params, True, 10**9, **kw)
+    assert (one.outcome, one.nodes, one.stored) == (UNSOLVABLE, 25_831, 25_831) and one.written > 0
+    for threads in (2, 3):
+        r = ds.disk_sweep(st, rel, params, True, 10**9, threads=threads, **kw)
+        assert (r.outcome, r.nodes, r.stored, r.written, r.peak_level) == (
+            one.outcome, one.nodes, one.stored, one.written, one.peak_level)
+    g = get_game("penguin")
+    deal = seeded_deals(DECK_52, 1, 0, 1)[0]
+    rules = g.rules()
+    srules = penguin.SOLVER.solver_rules(rules)
+    st, rel = osol.deal_position(deal, srules)
+    params, frontier = osol.sweep_params(srules), osol._frontier(srules)
+    kw = {"memory_rows": 2_000, "dedup_rows": 500}  # a level's candidates deduplicated in many groups
+    one = ds.disk_sweep(st, rel, params, frontier, 10**7, **kw)
+    two = ds.disk_sweep(st, rel, params, frontier, 10**7, threads=2, **kw)
+    assert one.outcome == two.outcome == WON and one.nodes == 238_632
+    assert (two.nodes, two.stored, two.written) == (one.nodes, one.stored, one.written)
+    assert two.codes.tolist() == one.codes.tolist()
+    ref_rules = penguin.SOLVER.reference_rules(rules)
+    assert reference.check_solution(deal, ref_rules, osol.reference_moves(deal, ref_rules, two.codes)) is None
+
+
 def test_a_checkpoint_of_another_deal_is_refused_and_kept(tmp_path):
     """A checkpoint resumed with another deal, or written in another format (its files laid out otherwise), ends
     with CheckpointError naming it, and is left as it was: the right deal still resumes from it.  A pause without
