@@ -261,16 +261,20 @@ def test_a_sweep_paused_at_every_level_and_resumed_is_the_sweep_never_paused(tmp
     assert list(tmp_path.iterdir()) == []
 
 
+def _penguin_won_on_disk():
+    """Penguin seed 1 deal 0, which the sweep on disk wins: (deal, rules, start, rel, the sweep's params, frontier)."""
+    deal = seeded_deals(DECK_52, 1, 0, 1)[0]
+    rules = get_game("penguin").rules()
+    srules = penguin.SOLVER.solver_rules(rules)
+    st, rel = osol.deal_position(deal, srules)
+    return deal, rules, st, rel, osol.sweep_params(srules), osol._frontier(srules)
+
+
 def test_a_win_resumed_has_the_line_of_the_win_never_paused(tmp_path):
     """Penguin seed 1 deal 0, won by the sweep on disk in 238,632 expansions over 29,354 levels: paused every
     997th level and resumed, it is won with the very same line (the positions are numbered and linked as if
     never paused, the links read back from the checkpoint's file), and the checker replays it."""
-    g = get_game("penguin")
-    deal = seeded_deals(DECK_52, 1, 0, 1)[0]
-    rules = g.rules()
-    srules = penguin.SOLVER.solver_rules(rules)
-    st, rel = osol.deal_position(deal, srules)
-    params, frontier = osol.sweep_params(srules), osol._frontier(srules)
+    deal, rules, st, rel, params, frontier = _penguin_won_on_disk()
     plain = ds.disk_sweep(st, rel, params, frontier, 10**7, memory_rows=2_000)
     resumed, pauses = _paused_every_level(tmp_path, st, rel, params, frontier, every=997, memory_rows=2_000)
     assert plain.outcome == resumed.outcome == WON and pauses == 29_354 // 997
@@ -299,12 +303,7 @@ def test_threads_make_the_same_search(monkeypatch, piece):
         r = ds.disk_sweep(st, rel, params, True, 10**9, threads=threads, **kw)
         assert (r.outcome, r.nodes, r.stored, r.written, r.peak_level) == (
             one.outcome, one.nodes, one.stored, one.written, one.peak_level)
-    g = get_game("penguin")
-    deal = seeded_deals(DECK_52, 1, 0, 1)[0]
-    rules = g.rules()
-    srules = penguin.SOLVER.solver_rules(rules)
-    st, rel = osol.deal_position(deal, srules)
-    params, frontier = osol.sweep_params(srules), osol._frontier(srules)
+    deal, rules, st, rel, params, frontier = _penguin_won_on_disk()
     kw = {"memory_rows": 2_000, "dedup_rows": 500}  # a level's candidates deduplicated in many groups
     one = ds.disk_sweep(st, rel, params, frontier, 10**7, **kw)
     two = ds.disk_sweep(st, rel, params, frontier, 10**7, threads=2, **kw)
