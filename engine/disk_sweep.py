@@ -45,7 +45,7 @@ written, pending positions) and a group of buckets of at most ``dedup_rows`` row
 the defaults.  A layer's levels are closed as soon as no candidate can meet them again (two levels on, or at the
 layer's end).
 
-Checkpoints: a deal such as 6 columns' 1058 takes more than 1.6x10^9 positions and 1.75 CPU-hours, longer than a
+Checkpoints: a deal such as 6 columns' 1058 takes more than 2.9x10^9 positions and 3.3 CPU-hours, longer than a
 session or a preemptible worker may last.  With a ``checkpoint`` directory the files are named files there instead,
 and a save at a level's end (asked for, or before a pause) writes what the next level needs (the layer's kept
 levels, the new one, the pending positions from their cursors, the links, the counts) and a manifest naming those
