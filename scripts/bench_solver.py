@@ -184,7 +184,7 @@ SAVE_EVERY = 600  # CPU seconds between --disk-checkpoint's saves
 def disk_sweep_section(row: str, indices: list[int], seed: int, positions: int, checkpoint: str = "",
                        threads: int = 1) -> None:
     """The sweep with its levels on disk (engine/disk_sweep.py) alone on chosen seeded deals of one table row:
-    a line every minute of CPU and at every level of at least 5 x 10^6 positions (CPU seconds, the layer's
+    a line every minute of CPU and at every level of at least 5 x 10^6 positions (CPU and wall seconds, the layer's
     u + |S| and level, its positions, expanded and stored so far, rows written to disk, temporary files now,
     peak memory), then the verdict with the most temporary files held; a win's line is replayed by the reference
     checker here.  With ``checkpoint`` (a directory) each deal's files are kept in CHECKPOINT/deal-I, a
