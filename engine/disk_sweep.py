@@ -586,10 +586,9 @@ class _Expander:
 
     def start(self, recs: np.ndarray, first_id: int, layer: int) -> Callable[[], list[_Span]]:
         """Start expanding a piece: a call that waits for its spans and gives them, in record order.  With one
-        thread the piece is expanded here, before this returns."""
+        thread nothing starts: the call expands the piece."""
         if self.pool is None:
-            spans = [self.span(0, recs, first_id, layer)]
-            return lambda: spans
+            return lambda: [self.span(0, recs, first_id, layer)]
         cuts = [recs.shape[0] * k // self.threads for k in range(self.threads + 1)]
         jobs = [self.pool.submit(self.span, k, recs[cuts[k]:cuts[k + 1]], first_id + cuts[k], layer)
                 for k in range(self.threads)]
@@ -980,13 +979,10 @@ def _sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier: boo
         def group(buckets: tuple[int, int]) -> tuple[np.ndarray, np.ndarray] | None:
             """The group's new candidates, sorted by bucket, and their counts (None: no candidate)."""
             b0, b1 = buckets
-            cand = [p.buckets(b0, b1) for p in parts]
-            cand = [c for c in cand if c.shape[0]]
-            if not cand:
+            cand = _joined([c for c in (p.buckets(b0, b1) for p in parts) if c.shape[0]], nw + 2)
+            if cand.shape[0] == 0:
                 return None
-            cand = cand[0] if len(cand) == 1 else np.concatenate(cand)
-            old = [lv.buckets(b0, b1) for lv, _ in levels]
-            old = (old[0] if len(old) == 1 else np.concatenate(old)) if old else np.zeros((0, nw + 1), np.uint64)
+            old = _joined([lv.buckets(b0, b1) for lv, _ in levels], nw + 1)
             return _bucket_sort(cand[_fresh(cand, old, nw)], nw)
 
         # with threads, as many groups at once, each of a thread's share of dedup_rows (the same memory); the
@@ -1050,12 +1046,10 @@ def _sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier: boo
                     recs = np.ascontiguousarray(part.read(lo, min(part.n, lo + PIECE))[:, :nw])
                     return expander.start(recs, first_id + lo, layer)
 
-                ahead = expander.pool is not None  # the next piece is expanded while this one's children are filed
                 job = begin(0)
                 for lo in range(0, part.n, PIECE):
                     spans = job()
-                    more = lo + PIECE < part.n
-                    if ahead and more:
+                    if lo + PIECE < part.n:  # with threads, expanded while this piece's children are filed
                         job = begin(lo + PIECE)
                     for sp in spans:
                         nodes += sp.nodes
@@ -1065,8 +1059,9 @@ def _sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier: boo
                             break
                     if outcome == WON:
                         break
-                    same.append(_joined([a for sp in spans for a in sp.same], nw + 2))
-                    same_rows += same[-1].shape[0]
+                    for sp in spans:
+                        same += sp.same
+                        same_rows += sum(a.shape[0] for a in sp.same)
                     pending.add(_joined([a for sp in spans for a in sp.up], nw + 3))
                     if same_rows > memory_rows:
                         file_same(np.concatenate(same))
@@ -1074,8 +1069,6 @@ def _sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier: boo
                     if stop is not None and stop():
                         outcome = UNKNOWN
                         break
-                    if more and not ahead:
-                        job = begin(lo + PIECE)
                 if outcome != UNSOLVABLE:
                     break
                 if same_rows:
