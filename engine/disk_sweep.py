@@ -505,7 +505,7 @@ def _expand(recs, i0, first_id, ref, frame, rel, params, layer, masks, same, up)
             if won >= 0:
                 return i, ns, nu, best, first_id + i, codes[won - q0], 0
             for q in range(q0, q1):
-                w = encs[q - q0].view(np.uint64)
+                w = encs[q - q0]
                 key = _layer_after(blocked, codes[q - q0], kids[q - q0], masks, params)
                 if key < layer:
                     return i, ns, nu, best, np.int64(-1), np.int64(0), 1
@@ -943,7 +943,7 @@ def _sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier: boo
     if osol._sweep_frame(root, rel, params, frame) > 2 or frame[osol.F_WORDS] > osol.REC_WORDS:
         raise AssertionError("the sweep's record cannot hold these rules' positions")
     nw = int(frame[osol.F_WORDS])
-    enc = np.zeros(osol.REC_BYTES, dtype=np.uint8)
+    enc = np.zeros(osol.REC_WORDS, dtype=np.uint64)
     hv = osol._encode_record(root, params, enc, np.zeros(osol.ORDER_SCRATCH, dtype=np.int64), root, frame)
     masks = up_masks(rel)
     identity = _identity(start, rel, params, frontier)
@@ -960,7 +960,7 @@ def _sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier: boo
         pending = _Pending(nw + 3, memory_rows, files)
         first = np.zeros((1, nw + 3), dtype=np.uint64)
         first[0, 0] = osol._sweep_layer(root, rel, params)
-        first[0, 1:nw + 1] = enc.view(np.uint64)[:nw]
+        first[0, 1:nw + 1] = enc[:nw]
         first[0, nw + 1], first[0, nw + 2] = hv, NO_PARENT
         pending.add(first)
         stored = nodes = best = written = peak_level = 0

@@ -1126,8 +1126,8 @@ def _insert_by_deepest(st, order, at, m, i):
 
 
 @nb.njit(cache=True, inline="always")
-def _encode(st, params, enc, order):
-    """Canonical packed form into enc (REC_BYTES long).
+def _encode(st, params, w, order):
+    """Canonical packed form into the words w (REC_WORDS long).
 
     The symbols: the cells' cards sorted, SYM_CELLS_END, then the non-empty columns by deepest card, each
     followed by SYM_COLUMN_END, then SYM_PAD to REC_SYMBOLS; symbol k at bits 6k of the record (low bits
@@ -1135,11 +1135,12 @@ def _encode(st, params, enc, order):
     byte per symbol first and packing the bytes after took a third longer (Seahaven Towers deal 696's
     positions, with the hash: about 190 ns a position against 130-150; the whole solver's time moved less than
     the VM's noise).  A record holds at most 63 symbols, so the padding's last word is always written inside
-    enc.  order (MAXCOLS long) is scratch.
+    w.  The encoders and decoders take words, not bytes: numba's ``view`` is a call (its ``_change_dtype``),
+    about 4% of the sweep on disk's CPU when each child took four (FreeCell with 6 columns deal 4934, perf).
+    order (MAXCOLS long) is scratch.
     """
     ncols = params[P_NCOLS]
     ncells = params[P_NCELLS]
-    w = enc.view(np.uint64)
     m = _sorted_cells(st, ncells, order, 0)
     acc = np.uint64(0)
     nbits = 0
@@ -1178,10 +1179,9 @@ def _all_cards_up(st):
 
 
 @leaf_kernel
-def _decode(rec8, params, st):
-    """Rebuild a position from its canonical packed form (columns in canonical order).  A suit's foundation
-    height is 13 less its cards present."""
-    w = rec8.view(np.uint64)
+def _decode(w, params, st):
+    """Rebuild a position from its canonical packed form (words; columns in canonical order).  A suit's
+    foundation height is 13 less its cards present."""
     _all_cards_up(st)
     j = 0
     i = 0
@@ -1319,9 +1319,9 @@ def _put_run(w, acc, nbits, wi, st, base, k, n, frame, cb):
 
 
 @nb.njit(cache=True, inline="always")
-def _encode_frame(st, ref, frame, params, enc, order):
-    """The sweep's record of position st (module docstring, "The sweep's records") into enc's first
-    frame[F_WORDS] words, canonical: the cells (a reserve's as the root cells still held, others as a count
+def _encode_frame(st, ref, frame, params, w, order):
+    """The sweep's record of position st (module docstring, "The sweep's records") into the first
+    frame[F_WORDS] words of w, canonical: the cells (a reserve's as the root cells still held, others as a count
     and the cards sorted), then for each non-empty root column the number k of its cards still under the
     column that has its deepest card (0 if none has), the cards above them and each one's choice; then the
     number of other columns, and each of them, by deepest card: that card, the cards above it, their
@@ -1329,7 +1329,6 @@ def _encode_frame(st, ref, frame, params, enc, order):
     ncols = params[P_NCOLS]
     ncells = params[P_NCELLS]
     kb, rb, cb = frame[F_KBITS], frame[F_RUNBITS], frame[F_CHOICEBITS]
-    w = enc.view(np.uint64)
     acc = np.uint64(0)
     nbits = 0
     wi = 0
@@ -1455,13 +1454,13 @@ def _decode_frame(w, ref, frame, params, st):
 
 
 @nb.njit(cache=True, inline="always")
-def _encode_record(st, params, enc, order, ref, frame):
+def _encode_record(st, params, w, order, ref, frame):
     """A position's record and its hash: the sweep's (frame non-empty) or the 48-byte canonical form."""
     if frame.shape[0] > 0:
-        _encode_frame(st, ref, frame, params, enc, order)
-        return words_hash(enc.view(np.uint64), frame[F_WORDS])
-    _encode(st, params, enc, order)
-    return words_hash(enc.view(np.uint64), REC_WORDS)
+        _encode_frame(st, ref, frame, params, w, order)
+        return words_hash(w, frame[F_WORDS])
+    _encode(st, params, w, order)
+    return words_hash(w, REC_WORDS)
 
 
 @nb.njit(cache=True, inline="always")
@@ -1851,10 +1850,10 @@ def _search_start(st0, rel, params, recs, parent, mcode, heap, table, gen, ctl, 
         ctl[C_NREC] = 0
         ctl[C_HSIZE] = 0
         return
-    enc = np.zeros(REC_BYTES, dtype=np.uint8)
+    enc = np.zeros(REC_WORDS, dtype=np.uint64)
     order = np.zeros(ORDER_SCRATCH, dtype=np.int64)
     hv = _encode_record(st0, params, enc, order, ref, frame)
-    _lookup_insert_h(enc.view(np.uint64), hv, recs, 0, table, gen)
+    _lookup_insert_h(enc, hv, recs, 0, table, gen)
     parent[0] = -1
     mcode[0] = CODE_MASK  # the root's move is never read
     ctl[C_NREC] = 1
@@ -1939,10 +1938,10 @@ def _grow(a, n, cap):
 @nb.njit(cache=True, inline="always")
 def _expansion_buffers():
     """The scratch arrays of one expansion loop: (no safe-move log, moves, column order, the position expanded,
-    a chunk of children, their encodings, move codes, move kinds and hashes)."""
+    a chunk of children, their encodings (words), move codes, move kinds and hashes)."""
     return (np.zeros(0, dtype=np.int64), np.zeros(2048, dtype=np.int64), np.zeros(ORDER_SCRATCH, dtype=np.int64),
             np.zeros(STATE_WORDS * 8, dtype=np.uint8), np.zeros((KID_CHUNK, STATE_WORDS * 8), dtype=np.uint8),
-            np.zeros((KID_CHUNK, REC_BYTES), dtype=np.uint8), np.zeros(KID_CHUNK, dtype=np.int64),
+            np.zeros((KID_CHUNK, REC_WORDS), dtype=np.uint64), np.zeros(KID_CHUNK, dtype=np.int64),
             np.zeros(KID_CHUNK, dtype=np.int64), np.zeros(KID_CHUNK, dtype=np.uint64))
 
 
@@ -1955,12 +1954,13 @@ def _prepare_children(cur, mv, q0, q1, kids, encs, hashes, codes, kinds, with_ki
     cards up among them, the first won child's q or -1, the bits read: kept so the reads are not dropped).
     The records are the sweep's (``_encode_frame``) when ``frame`` is not empty."""
     cur_w = cur.view(np.uint64)
+    kids_w = kids.view(np.uint64)  # once, not a view a child
     mask = np.uint64(table.shape[0] - 1)
     best = 0
     sink = np.uint64(0)
     for q in range(q0, q1):
         ch = kids[q - q0]
-        ch_w = ch.view(np.uint64)
+        ch_w = kids_w[q - q0]
         for t in range(STATE_WORDS):  # a word loop: much faster than numba's ch[:] = cur
             ch_w[t] = cur_w[t]
         if with_kinds:
@@ -1988,7 +1988,7 @@ def _store_children(q, q0, q1, idx, dchild, nrec, hsize, hsize2, gen, stamp, dep
     q), else RUNNING."""
     max_nodes = params[P_MAXNODES]
     while q < q1:
-        w = encs[q - q0].view(np.uint64)
+        w = encs[q - q0]
         hv = hashes[q - q0]
         if nrec >= max_nodes:
             # is it new? only then does the budget matter
@@ -2066,7 +2066,7 @@ def _search(rel, params, recs, parent, mcode, heap, heap2, table, ctl, seen):
             outcome = UNSOLVABLE
             break
         mcode[idx] |= EXPANDED
-        _decode(recs[idx].view(np.uint8), params, cur)
+        _decode(recs[idx], params, cur)
         nodes += 1
         dchild = (np.int64(mcode[idx]) >> DEPTH_SHIFT) + 1
         nm = _gen_moves(cur, rel, params, mv)
@@ -2183,7 +2183,7 @@ def _sweep_store(q, q0, q1, pid, nlive, high, free, hsize, done, done_here, ntot
     when an array or the table must grow before child q is stored (the caller grows it and calls again from q),
     else RUNNING."""
     while q < q1:
-        w = encs[q - q0].view(np.uint64)
+        w = encs[q - q0]
         hv = hashes[q - q0]
         if nlive >= max_live and done > done_here:  # make room: free the finished layers now
             freed, gen, free = _sweep_drop(recs, lay, high, layer, table, gen, free)
@@ -2456,7 +2456,7 @@ def _by_colour(st, params, red):
 
 @nb.njit(cache=True, inline="always")
 def _dfs_key(st, params, red, enc, order):
-    """The streamlined search's table key of position st, into enc: its canonical record (_encode), of its
+    """The streamlined search's table key of position st, into enc (words): its canonical record (_encode), of its
     cards' colours and ranks only under P_SUITS (red is scratch)."""
     if params[P_SUITS] != 0:
         _by_colour(st, params, red)
@@ -2614,8 +2614,10 @@ def _dfs_run(rel, params, recs, table, sst, smv, sbase, snext, scode, ctl, empty
              enc, pos, cpos, keys):
     """:func:`_dfs`'s line, followed from the state in ctl; returns the outcome, or NEED_ROOM (the move being
     tried is put back) when the records or the table must grow before a new position goes in.  The rest are
-    scratch: cur and par two positions, red one (_dfs_key), enc a record, pos, cpos and keys _line_push_moves'."""
+    scratch: cur and par two positions, red one (_dfs_key), enc a record (words), pos, cpos and keys
+    _line_push_moves'."""
     max_nodes = params[P_MAXNODES]
+    sst_w, par_w, cur_w = sst.view(np.uint64), par.view(np.uint64), cur.view(np.uint64)  # once, not a node
     line = params[P_LINE] != 0
     par_at = np.int64(-1)  # the line search's position at depth par_at, decoded into par
     depth = ctl[C_DEPTH]
@@ -2641,17 +2643,15 @@ def _dfs_run(rel, params, recs, table, sst, smv, sbase, snext, scode, ctl, empty
             break
         if line:  # the line holds records: the position is decoded (in canonical order, as its moves were made)
             if par_at != depth:
-                _decode(sst[depth], params, par)
+                _decode(sst_w[depth], params, par)
                 par_at = depth
             ch = cur
-            src_w, ch_w = par.view(np.uint64), ch.view(np.uint64)
             for t in range(STATE_WORDS):
-                ch_w[t] = src_w[t]
+                cur_w[t] = par_w[t]
         else:
             ch = sst[depth + 1]
-            src_w, ch_w = sst[depth].view(np.uint64), ch.view(np.uint64)
             for t in range(STATE_WORDS):
-                ch_w[t] = src_w[t]
+                sst_w[depth + 1, t] = sst_w[depth, t]
         code = _apply(ch, m, params)
         nauto = _closure(ch, rel, params, empty_out, 0)
         f = _foundation_total(ch)
@@ -2661,7 +2661,7 @@ def _dfs_run(rel, params, recs, table, sst, smv, sbase, snext, scode, ctl, empty
             outcome = WON
             break
         _dfs_key(ch, params, red, enc, order)
-        w = enc.view(np.uint64)
+        w = enc
         hv = words_hash(w, REC_WORDS)
         if _find_h(w, hv, recs, table, gen)[1] >= 0:
             continue  # visited: its line was followed from there
@@ -2676,12 +2676,13 @@ def _dfs_run(rel, params, recs, table, sst, smv, sbase, snext, scode, ctl, empty
         nrec += 1
         nodes += 1
         if line:
-            for t in range(REC_BYTES):
-                sst[depth + 1, t] = enc[t]
-            _decode(sst[depth + 1], params, ch)
+            for t in range(REC_WORDS):
+                sst_w[depth + 1, t] = enc[t]
+            _decode(sst_w[depth + 1], params, ch)
             last = np.int64(-1) if nauto > 0 or (m & WORRY_MOVE) != 0 else code // 64
             top = _line_push_moves(ch, rel, params, mv, smv, sbase[depth + 1], last, pos, cpos, keys)
             par, cur = cur, par  # the child, decoded, is the next position the line expands
+            par_w, cur_w = cur_w, par_w
             par_at = depth + 1
         else:
             top = _dfs_push_moves(ch, rel, params, mv, smv, sbase[depth + 1])
@@ -2721,19 +2722,20 @@ def _dfs_start(st0, rel, params, recs, table, gen, sst, smv, sbase, snext, ctl):
         ctl[C_DEPTH] = -1  # the line is empty
         return
     red = np.zeros(STATE_WORDS * 8, dtype=np.uint8)
-    enc = np.zeros(REC_BYTES, dtype=np.uint8)
+    enc = np.zeros(REC_WORDS, dtype=np.uint64)
     order = np.zeros(MAXCOLS, dtype=np.int64)
     _dfs_key(st0, params, red, enc, order)
-    _lookup_insert(enc.view(np.uint64), recs, 0, table, gen)
+    _lookup_insert(enc, recs, 0, table, gen)
     ctl[C_NREC] = 1
     ctl[C_NODES] = 1
     mv = np.zeros(2048, dtype=np.int64)
     sbase[0] = 0
     snext[0] = 0
     if line:
-        sst[0, :] = enc
+        sst_w = sst.view(np.uint64)
+        sst_w[0, :] = enc
         ch = np.zeros(STATE_WORDS * 8, dtype=np.uint8)
-        _decode(sst[0], params, ch)
+        _decode(sst_w[0], params, ch)
         sbase[1] = _line_push_moves(ch, rel, params, mv, smv, 0, -1, np.zeros(MAXCOLS, dtype=np.int64),
                                     np.zeros(MAXCELLS, dtype=np.int64), np.zeros(mv.shape[0], dtype=np.int64))
     else:
@@ -2790,14 +2792,14 @@ def _shortcut(start, rel, params, codes):
     while tsize < 4 * (n + 1):
         tsize *= 2
     table = np.zeros(tsize, dtype=np.uint64)
-    enc = np.zeros(REC_BYTES, dtype=np.uint8)
+    enc = np.zeros(REC_WORDS, dtype=np.uint64)
     order = np.zeros(MAXCOLS, dtype=np.int64)
     ps = np.zeros(STATE_WORDS * 8, dtype=np.uint8)
     ps[:STATE_SIZE] = start[:STATE_SIZE]
     nrec = 0
     for k in range(n + 1):
         _encode(ps, params, enc, order)
-        e, inserted = _lookup_insert(enc.view(np.uint64), recs, nrec, table, 1)
+        e, inserted = _lookup_insert(enc, recs, nrec, table, 1)
         if inserted:
             nrec += 1
         last[e] = k
@@ -2820,7 +2822,7 @@ def _shortcut(start, rel, params, codes):
                 _apply(ch, mv[q], params)
                 k = _closure(ch, rel, params, empty_out, 0)
                 _encode(ch, params, enc, order)
-                e = _find(enc.view(np.uint64), recs, table, 1)[1]
+                e = _find(enc, recs, table, 1)[1]
                 if e >= 0 and last[e] - i > 1 + k and last[e] > best_j:
                     best_j, best_q = last[e], q
         if best_q >= 0:  # the move, then its safe moves, as the line's codes

@@ -48,7 +48,7 @@ def _canonical(st: np.ndarray, srules: osol.SolverRules) -> tuple:
 
 def _encode(st: np.ndarray, srules: osol.SolverRules) -> np.ndarray:
     enc = np.zeros(osol.REC_BYTES, np.uint8)
-    osol._encode(st, srules.params(), enc, np.zeros(osol.MAXCOLS, np.int64))
+    osol._encode(st, srules.params(), enc.view(np.uint64), np.zeros(osol.MAXCOLS, np.int64))
     return enc
 
 
@@ -69,7 +69,7 @@ def _round_trip(st: np.ndarray, srules: osol.SolverRules) -> bytes:
     enc = _encode(st, srules)
     assert bytes(enc) == _reference_record(st, srules)
     back = np.zeros(osol.STATE_SIZE, np.uint8)
-    osol._decode(enc, srules.params(), back)
+    osol._decode(enc.view(np.uint64), srules.params(), back)
     assert _canonical(back, srules) == _canonical(st, srules)
     assert bytes(_encode(back, srules)) == bytes(enc)
     return bytes(enc)
@@ -177,12 +177,12 @@ def _sweep_round_trip(st: np.ndarray, ref: np.ndarray, frame: np.ndarray, srules
     words = int(frame[osol.F_WORDS])
     params = srules.params()
     enc = np.zeros(osol.REC_BYTES, np.uint8)
-    osol._encode_frame(st, ref, frame, params, enc, np.zeros(osol.ORDER_SCRATCH, np.int64))
+    osol._encode_frame(st, ref, frame, params, enc.view(np.uint64), np.zeros(osol.ORDER_SCRATCH, np.int64))
     back = np.zeros(osol.STATE_WORDS * 8, np.uint8)
     osol._decode_frame(enc.view(np.uint64)[:words].copy(), ref, frame, params, back)
     assert _canonical(back, srules) == _canonical(st, srules)
     again = np.zeros(osol.REC_BYTES, np.uint8)
-    osol._encode_frame(back, ref, frame, params, again, np.zeros(osol.ORDER_SCRATCH, np.int64))
+    osol._encode_frame(back, ref, frame, params, again.view(np.uint64), np.zeros(osol.ORDER_SCRATCH, np.int64))
     assert bytes(again[:8 * words]) == bytes(enc[:8 * words])
     return bytes(enc[:8 * words])
 

@@ -635,7 +635,7 @@ def test_colour_and_rank_keys_merge_positions_that_differ_by_suits_of_one_colour
         if by_colour:
             osol._by_colour(padded, params, red)
             padded = red
-        osol._encode(padded, params, enc, np.zeros(osol.MAXCOLS, np.int64))
+        osol._encode(padded, params, enc.view(np.uint64), np.zeros(osol.MAXCOLS, np.int64))
         return bytes(enc)
 
     assert key(pc("5H"), pc("5D"), True) == key(pc("5D"), pc("5H"), True)
