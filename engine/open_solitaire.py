@@ -884,6 +884,62 @@ def _accepts(x, y, rel, params):
     return params[P_WRAP] != 0 and rx == 12 and ry == 0
 
 
+# Where a card may go, found a whole position at a time: each column's top as a 6-bit key (its suit, or colour in
+# alternating colours, times 16, plus its relative rank; EMPTY_KEY for an empty column), the keys of up to ten
+# columns in one word, and a card's wanted key compared with all of them at once (_columns_taking).  Exact:
+# _accepts(x, y) holds if and only if y's key is x's wanted key (y of x's suit, or of the other colour, and of the
+# relative rank one above x's, or 0 above 12 with wrap).  _gen_moves had tried _accepts on each column in turn for
+# each card that could move: 12.8% of the sweep on disk's samples (perf, 6 columns deal 4934).
+KEY_BITS = 6
+EMPTY_KEY = 63  # above any wanted key (at most 3 x 16 + 12)
+_KEY_ONES = sum(1 << (KEY_BITS * k) for k in range(MAXCOLS))
+_KEY_LOW = 31 * _KEY_ONES
+_KEY_HIGH = 32 * _KEY_ONES
+
+
+@nb.njit(cache=True, inline="always")
+def _target_key(y, rel, params):
+    """Card y's key as a card to build on: its suit (building in suit) or colour, times 16, plus its relative
+    rank."""
+    g = np.int64(y // 13) if params[P_BUILD] == BUILD_SUIT else np.int64(_red(y))
+    return g * 16 + np.int64(rel[y])
+
+
+@nb.njit(cache=True, inline="always")
+def _wanted_key(x, rel, params):
+    """The key (_target_key) of the cards x builds on, or -1 if none (a relative rank of 12 without wrap)."""
+    r = np.int64(rel[x]) + 1
+    if r > 12:
+        if params[P_WRAP] == 0:
+            return np.int64(-1)
+        r = 0
+    g = np.int64(x // 13) if params[P_BUILD] == BUILD_SUIT else 1 - np.int64(_red(x))
+    return g * 16 + r
+
+
+@nb.njit(cache=True, inline="always")
+def _top_keys(st, rel, params):
+    """The keys of the columns' top cards (EMPTY_KEY for an empty column), column k's at bits 6k.."""
+    keys = np.int64(0)
+    for k in range(params[P_NCOLS]):
+        n = st[O_LEN + k]
+        key = np.int64(EMPTY_KEY) if n == 0 else _target_key(st[k * WIDTH + n - 1], rel, params)
+        keys |= key << np.int64(KEY_BITS * k)
+    return keys
+
+
+@nb.njit(cache=True, inline="always")
+def _columns_taking(keys, want):
+    """Bit 6k + 5 set for each column k whose top's key in ``keys`` is ``want`` (none for -1): a field is 0 in
+    keys ^ want's copies exactly when its low 5 bits added to 31 do not reach its top bit and its top bit is
+    clear (no carry leaves a field: 31 + 31 < 64)."""
+    if want < 0:
+        return np.int64(0)
+    v = keys ^ (want * np.int64(_KEY_ONES))
+    y = ((v & np.int64(_KEY_LOW)) + np.int64(_KEY_LOW)) | v
+    return ~y & np.int64(_KEY_HIGH)
+
+
 @nb.njit(cache=True, inline="always")
 def _empty_takes(x, rel, params):
     e = params[P_EMPTY]
@@ -1529,6 +1585,7 @@ def _gen_moves(st, rel, params, mv):
     if params[P_SINGLE] != 0:
         cap_full = 1
         cap_empty = 1
+    tops = _top_keys(st, rel, params)
     nm = 0
     for i in range(ncols):
         n = st[O_LEN + i]
@@ -1544,12 +1601,12 @@ def _gen_moves(st, rel, params, mv):
             head = st[base + p]
             length = n - p
             if length <= cap_full:
-                for k in range(ncols):
-                    if k == i or st[O_LEN + k] == 0:
-                        continue
-                    if _accepts(head, st[k * WIDTH + st[O_LEN + k] - 1], rel, params):
-                        mv[nm] = i | (p << POS_SHIFT) | (k << DST_SHIFT)
-                        nm += 1
+                taking = _columns_taking(tops, _wanted_key(head, rel, params))
+                if taking != 0:
+                    for k in range(ncols):
+                        if k != i and (taking >> np.int64(KEY_BITS * k + KEY_BITS - 1)) & 1:
+                            mv[nm] = i | (p << POS_SHIFT) | (k << DST_SHIFT)
+                            nm += 1
             if first_empty >= 0 and p > 0 and length <= cap_empty and _empty_takes(head, rel, params):
                 mv[nm] = i | (p << POS_SHIFT) | (first_empty << DST_SHIFT)
                 nm += 1
@@ -1563,10 +1620,12 @@ def _gen_moves(st, rel, params, mv):
         if _ready(c, st, rel):
             mv[nm] = (SRC_CELL + j) | (DST_FND << DST_SHIFT)
             nm += 1
-        for k in range(ncols):
-            if st[O_LEN + k] > 0 and _accepts(c, st[k * WIDTH + st[O_LEN + k] - 1], rel, params):
-                mv[nm] = (SRC_CELL + j) | (k << DST_SHIFT)
-                nm += 1
+        taking = _columns_taking(tops, _wanted_key(c, rel, params))
+        if taking != 0:
+            for k in range(ncols):
+                if (taking >> np.int64(KEY_BITS * k + KEY_BITS - 1)) & 1:
+                    mv[nm] = (SRC_CELL + j) | (k << DST_SHIFT)
+                    nm += 1
         if first_empty >= 0 and _empty_takes(c, rel, params):
             mv[nm] = (SRC_CELL + j) | (first_empty << DST_SHIFT)
             nm += 1

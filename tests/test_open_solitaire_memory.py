@@ -92,6 +92,109 @@ def _random_walk(srules: osol.SolverRules, deal: np.ndarray, rng: np.random.Gene
         yield st.copy()
 
 
+def _moves_trying_each_column(st: np.ndarray, rel: np.ndarray, params: np.ndarray) -> list[int]:
+    """The moves of a position as _gen_moves made them before it compared whole positions' top cards at once
+    (_columns_taking): each card that may move tried with _accepts on each column in turn, in the same order."""
+    o = osol
+    ncols, ncells = int(params[o.P_NCOLS]), int(params[o.P_NCELLS])
+    free = 0 if params[o.P_RESERVE] else sum(st[o.O_CELL + j] == o.NOCARD for j in range(ncells))
+    empties = [i for i in range(ncols) if st[o.O_LEN + i] == 0]
+    first_empty = empties[0] if empties else -1
+    if params[o.P_UNLIMITED]:
+        cap_full = cap_empty = 1 << 30
+    elif params[o.P_EMPTY] == o.EMPTY_ANY:
+        cap_full, cap_empty = (free + 1) << len(empties), ((free + 1) << (len(empties) - 1)) if empties else 0
+    else:
+        cap_full = cap_empty = free + 1
+    if params[o.P_SINGLE]:
+        cap_full = cap_empty = 1
+
+    def top(k: int) -> int:
+        return int(st[k * o.WIDTH + int(st[o.O_LEN + k]) - 1])
+
+    moves = []
+    for i in range(ncols):
+        n = int(st[o.O_LEN + i])
+        if n == 0:
+            continue
+        if o._ready(top(i), st, rel):
+            moves.append(i | ((n - 1) << o.POS_SHIFT) | (o.DST_FND << o.DST_SHIFT))
+        for p in range(n - 1, o._run_start(st, i, rel, params) - 1, -1):
+            head = int(st[i * o.WIDTH + p])
+            if n - p <= cap_full:
+                moves += [i | (p << o.POS_SHIFT) | (k << o.DST_SHIFT) for k in range(ncols)
+                          if k != i and st[o.O_LEN + k] > 0 and o._accepts(head, top(k), rel, params)]
+            if first_empty >= 0 and p > 0 and n - p <= cap_empty and o._empty_takes(head, rel, params):
+                moves.append(i | (p << o.POS_SHIFT) | (first_empty << o.DST_SHIFT))
+        if free > 0:
+            moves.append(i | ((n - 1) << o.POS_SHIFT) | (o.DST_CELL << o.DST_SHIFT))
+    for j in range(ncells):
+        c = int(st[o.O_CELL + j])
+        if c == o.NOCARD:
+            continue
+        if o._ready(c, st, rel):
+            moves.append((o.SRC_CELL + j) | (o.DST_FND << o.DST_SHIFT))
+        moves += [(o.SRC_CELL + j) | (k << o.DST_SHIFT) for k in range(ncols)
+                  if st[o.O_LEN + k] > 0 and o._accepts(c, top(k), rel, params)]
+        if first_empty >= 0 and o._empty_takes(c, rel, params):
+            moves.append((o.SRC_CELL + j) | (first_empty << o.DST_SHIFT))
+    if params[o.P_WORRY]:
+        mv = np.zeros(2048, np.int64)
+        mv[:len(moves)] = moves
+        moves = list(mv[:o._gen_worry_moves(st, rel, params, mv, len(moves))])
+    return [int(m) for m in moves]
+
+
+@pytest.mark.parametrize("game,over", GAMES + (("freecell", {"columns": 6, "sequence_move": "unlimited"}),
+                                              ("penguin", {"wrap": False})))
+def test_moves_are_those_of_trying_each_column(game, over):
+    """_gen_moves finds the columns a card may go onto from all the columns' top cards at once; on random walks'
+    positions it makes the very moves, in the very order, of trying each column in turn, with the solver's
+    rules and with the sweep's (single cards: ``sweep_params``)."""
+    srules = _srules(game, over)
+    rng = np.random.default_rng(5)
+    mv = np.zeros(2048, np.int64)
+    onto = 0  # moves onto a card checked: the ones the keys find
+    for deal in seeded_deals(DECK_52, 99, 0, 8):
+        rel = osol.deal_position(deal, srules)[1]
+        for st in _random_walk(srules, deal, rng, 150):
+            for params in (srules.params(), osol.sweep_params(srules)):
+                nm = osol._gen_moves(st, rel, params, mv)
+                assert [int(m) for m in mv[:nm]] == _moves_trying_each_column(st, rel, params)
+                dst = mv[:nm] >> osol.DST_SHIFT
+                onto += sum(int(d) < osol.DST_CELL and st[osol.O_LEN + int(d)] > 0 for d in dst)
+    assert onto > 0
+
+
+def test_moves_onto_cards_with_wrap_and_past_a_whole_suit():
+    """Posed positions random walks seldom meet, with wrap in suit (Penguin's beak the 5s, relative ranks from
+    the 5): a relative 12 (a 4) goes onto a relative 0 (a 5) of its suit, and a column holding a whole suit in
+    one run, whose foot (the 4) wants its own top (the 5), does not offer a move onto itself.  The moves, order
+    and all, are those of trying each column in turn, with runs moving as a unit or as single cards."""
+    from engine.cards import parse_cards
+
+    def cards(text: str) -> list[int]:
+        return [int(c) for c in parse_cards(text)]
+
+    columns = [cards("2D 5H"), cards("3D 4H"), cards("4S 3S 2S AS KS QS JS TS 9S 8S 7S 6S 5S"), cards("9D 4C"),
+               cards("5C"), []]
+    found = 0
+    for unlimited in (True, False):
+        srules = osol.SolverRules(osol.LAYOUT_PENGUIN, osol.BUILD_SUIT, 7, True, unlimited, osol.EMPTY_ANY, 1000)
+        st, rel = osol.make_position(columns, cards("KC"), [0, 0, 0, 0], 4)
+        padded = np.zeros(osol.STATE_WORDS * 8, np.uint8)
+        padded[:osol.STATE_SIZE] = st
+        for params in (srules.params(), osol.sweep_params(srules)):
+            mv = np.zeros(2048, np.int64)
+            nm = osol._gen_moves(padded, rel, params, mv)
+            moves = [int(m) for m in mv[:nm]]
+            assert moves == _moves_trying_each_column(padded, rel, params)
+            found += (1 | (1 << osol.POS_SHIFT) | (0 << osol.DST_SHIFT)) in moves  # 4H onto 5H (wrap)
+            found += (3 | (1 << osol.POS_SHIFT) | (4 << osol.DST_SHIFT)) in moves  # 4C onto 5C (wrap)
+            assert not any((m & osol.SRC_MASK) == 2 and (m >> osol.DST_SHIFT) == 2 for m in moves)
+    assert found == 8
+
+
 @pytest.mark.parametrize("game,over", GAMES)
 def test_packed_record_round_trips_and_tells_positions_apart(game, over):
     """Random walks from seeded deals: every position met round-trips, no two different canonical positions share
