@@ -895,6 +895,7 @@ EMPTY_KEY = 63  # above any wanted key (at most 3 x 16 + 12)
 _KEY_ONES = sum(1 << (KEY_BITS * k) for k in range(MAXCOLS))
 _KEY_LOW = 31 * _KEY_ONES
 _KEY_HIGH = 32 * _KEY_ONES
+assert KEY_BITS * MAXCOLS <= 63, "every column's key in one int64 word, clear of its sign bit"
 
 
 @nb.njit(cache=True, inline="always")
