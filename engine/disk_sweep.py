@@ -400,6 +400,10 @@ class _Pending:
         """The least key waiting, or None."""
         return min((c.key(c.cursor) for c in self.memory + self.files), default=None)
 
+    def count(self, key: int) -> int:
+        """How many rows of ``key`` (the least waiting) wait, copies counted (a block read a file)."""
+        return sum(c.past(key) - c.cursor for c in self.memory + self.files)
+
     def take(self, key: int, piece: int) -> Iterator[np.ndarray]:
         """Every row of ``key`` (the least waiting), in pieces of at most ``piece`` rows."""
         for c in self.memory + self.files:
@@ -856,14 +860,18 @@ def disk_sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier:
                memory_rows: int = 0, dedup_rows: int = 0, progress: Callable[..., None] | None = None,
                stop: Callable[[], bool] | None = None, checkpoint: str | None = None,
                pause: Callable[[], bool] | None = None, save: Callable[[], bool] | None = None,
-               threads: int = 1) -> DiskSweepResult:
+               threads: int = 1, heartbeat: Callable[[int, int, str, int, int], None] | None = None
+               ) -> DiskSweepResult:
     """The sweep with its levels on disk (module docstring) from position ``start`` under ``params`` (the sweep's:
     :func:`engine.open_solitaire.sweep_params`), until decided or more than ``total_cap`` positions are stored
     (then UNKNOWN).  ``frontier``: every move within a layer can be undone (``engine.open_solitaire._frontier``).
     ``memory_rows`` and ``dedup_rows`` (0: MEMORY_ROWS and DEDUP_ROWS) bound what is held in memory.
     ``progress``, if given, is called at each level's end with (layer key, level, its positions, expanded,
     stored, rows written out); ``stop``, if given, is asked after each piece of a level is expanded, and when it
-    answers true the search ends UNKNOWN (``max_seconds``).
+    answers true the search ends UNKNOWN (``max_seconds``).  ``heartbeat``, if given, is called within a level,
+    for watchers of levels of minutes: (layer key, level, what, done, of) with what "gathering" (the layer's
+    waiting rows read into its first level, level 0), "expanding" (the level's positions expanded) or
+    "deduplicating" (the next level's bucket groups made), each ``done`` counting up to ``of`` in its level.
 
     Checkpoints, for searches of hours: with ``checkpoint`` (a directory, made if missing) the files are named
     files in it, and at each level's end ``save`` and ``pause``, if given, are asked: when either answers true
@@ -886,12 +894,12 @@ def disk_sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier:
         raise ValueError("disk_sweep: pause and save need a checkpoint directory")
     if checkpoint is None:
         return _sweep(start, rel, params, frontier, total_cap, memory_rows, dedup_rows, progress, stop, TEMP, None,
-                      None, threads)
+                      None, threads, heartbeat)
     lock = _claim(checkpoint)
     try:
         files = _Files(checkpoint)
         result = _sweep(start, rel, params, frontier, total_cap, memory_rows, dedup_rows, progress, stop, files,
-                        pause, save, threads)
+                        pause, save, threads, heartbeat)
         if not result.paused:  # done with: the checkpoint goes
             if os.path.exists(os.path.join(checkpoint, CHECKPOINT)):
                 os.unlink(os.path.join(checkpoint, CHECKPOINT))
@@ -931,7 +939,8 @@ def _claim(directory: str) -> IO[str]:
 def _sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier: bool, total_cap: int,
            memory_rows: int, dedup_rows: int, progress: Callable[..., None] | None, stop: Callable[[], bool] | None,
            files: _Files, pause: Callable[[], bool] | None, save: Callable[[], bool] | None,
-           threads: int = 1) -> DiskSweepResult:
+           threads: int = 1, heartbeat: Callable[[int, int, str, int, int], None] | None = None
+           ) -> DiskSweepResult:
     """:func:`disk_sweep`, its files made by ``files`` (a checkpoint's when ``files.directory`` is set)."""
     checkpoint = files.directory
     root = np.zeros(osol.STATE_WORDS * 8, dtype=np.uint8)
@@ -967,9 +976,10 @@ def _sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier: boo
     cparts: list[_Part] = []
     outcome, goal, paused = UNSOLVABLE, (-1, 0), False
 
-    def make_level(parts: list[_Part]) -> tuple[_Part, int]:
+    def make_level(parts: list[_Part], made_level: int) -> tuple[_Part, int]:
         """Candidates (parts sorted by bucket) deduplicated, bucket group by bucket group, against the kept
-        levels; the new ones numbered and linked in the order written, as one part sorted by bucket."""
+        levels; the new ones numbered and linked in the order written, as one part sorted by bucket (level
+        ``made_level`` of the layer, for the heartbeat)."""
         nonlocal stored, written
         counts = np.zeros(NBUCKETS, dtype=np.int64)
         for p in parts + [lv for lv, _ in levels]:
@@ -987,11 +997,14 @@ def _sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier: boo
 
         # with threads, as many groups at once, each of a thread's share of dedup_rows (the same memory); the
         # groups are written in order, so the level is the same part however its buckets are grouped
-        for made in expander.in_order(group, _groups(counts, max(1, dedup_rows // expander.threads))):
+        groups = _groups(counts, max(1, dedup_rows // expander.threads))
+        for done, made in enumerate(expander.in_order(group, groups), 1):
             if made is not None:
                 new, counted = made
                 links.add(new[:, nw + 1])
                 out.add(new[:, :nw + 1], counted)
+            if heartbeat is not None:
+                heartbeat(layer, made_level, "deduplicating", done, len(groups))
         for p in parts:
             p.close()
         part = out.done()
@@ -1026,9 +1039,13 @@ def _sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier: boo
                     lv.close()  # the last level is empty (in a file only when it came from a checkpoint)
                 levels = []
                 cparts = []
+                waiting, gathered = pending.count(layer), 0
                 for rows in pending.take(layer, memory_rows):
                     file_same(rows[:, 1:])
-                level = make_level(cparts)
+                    if heartbeat is not None:
+                        gathered += rows.shape[0]
+                        heartbeat(layer, 0, "gathering", gathered, waiting)
+                level = make_level(cparts, 0)
                 depth = 0
             while level[0].n > 0:
                 if stored > total_cap:
@@ -1066,6 +1083,8 @@ def _sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier: boo
                     if same_rows > memory_rows:
                         file_same(np.concatenate(same))
                         same, same_rows = [], 0
+                    if heartbeat is not None:
+                        heartbeat(layer, depth, "expanding", min(part.n, lo + PIECE), part.n)
                     if stop is not None and stop():
                         outcome = UNKNOWN
                         break
@@ -1075,7 +1094,7 @@ def _sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier: boo
                     file_same(np.concatenate(same))
                 if frontier and len(levels) > 2:
                     levels.pop(0)[0].close()  # two levels on: no candidate can meet it (module docstring)
-                level = make_level(cparts)
+                level = make_level(cparts, depth + 1)
                 cparts = []
                 depth += 1
                 if progress is not None:

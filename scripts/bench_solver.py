@@ -18,7 +18,8 @@ Runs on one core, in this process:
      (--table-start) the first deal, to extend a row past the deals already run.
      (--sweep "ROW:I,J") runs the last search, the sweep, alone on deals I, J of a row instead;
      (--disk-sweep "ROW:I,J") the sweep with its levels on disk (engine/disk_sweep.py), alone, up to
-     --disk-positions stored, with a line of progress every minute of CPU and at every level of 5 x 10^6;
+     --disk-positions stored, with a line of progress every minute of CPU and at every level of 5 x 10^6
+     (and within a level, one a minute of wall time: what it is doing and how far);
      with --disk-checkpoint DIR it saves a checkpoint every 10 CPU-minutes, an interrupt pauses it at a level's
      end, and the same command goes on from the last checkpoint; --disk-threads N shares each level's
      expansions among N threads.
@@ -231,14 +232,24 @@ def disk_sweep_section(row: str, indices: list[int], seed: int, positions: int, 
         last = [cpu0]
         files = _TempFiles(where)
 
+        beat = [time.perf_counter()]
+
         def progress(layer: int, depth: int, n: int, nodes: int, stored: int, written: int) -> None:
             now = time.process_time()
             if now - last[0] >= 60 or n >= 5_000_000:
-                last[0] = now
+                last[0], beat[0] = now, time.perf_counter()
                 print(f"  {now - cpu0:7.0f} CPU-s {time.perf_counter() - wall0:7.0f} s  u+|S| {layer >> 52:3d} "
                       f"level {depth:3d}: {n:>11,}  expanded "
                       f"{nodes:>13,}  stored {stored:>13,}  written {written:>13,}  files {files.now >> 20:,} MiB"
                       f"  peak {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024:,} MiB", flush=True)
+
+        def heartbeat(layer: int, level: int, what: str, done: int, of: int) -> None:
+            """Within a level, a line a minute of wall time at most since the last line (a level can take many)."""
+            if time.perf_counter() - beat[0] >= 60:
+                beat[0] = time.perf_counter()
+                unit = " bucket groups" if what == "deduplicating" else " positions"
+                print(f"  {time.process_time() - cpu0:7.0f} CPU-s {beat[0] - wall0:7.0f} s  u+|S| {layer >> 52:3d} "
+                      f"level {level:3d}: {what}, {done:,} of {of:,}{unit}", flush=True)
 
         saved = [time.process_time()]
 
@@ -256,7 +267,7 @@ def disk_sweep_section(row: str, indices: list[int], seed: int, positions: int, 
 
         r = disk_sweep(st, rel, osol.sweep_params(srules), osol._frontier(srules), positions, progress=progress,
                        checkpoint=where, pause=(lambda: asked[0]) if where else None, save=save if where else None,
-                       threads=threads)
+                       threads=threads, heartbeat=heartbeat)
         files.stop()
         most = max(files.most, before["files"])
         if where:

@@ -458,3 +458,34 @@ def test_files_kept_only_for_a_checkpoint_bring_on_a_new_one(tmp_path, monkeypat
     assert len(saves) > 20 and saves[0] == 0 and all(h > 0 for h in saves[1:])
     assert (r.outcome, r.stored, r.written) == (UNSOLVABLE, 25_831, plain.written)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_heartbeat_counts_each_levels_work_to_its_end(monkeypatch):
+    """Within each level (pieces of 64 records, parts written out, many bucket groups), the heartbeat counts each
+    kind of work up to its whole: the layer's waiting rows gathered into level 0, every level's positions
+    expanded (as many as the level holds, by the progress hook: in all, every position, once), and the next
+    level's bucket groups made.  The search is the one made without it."""
+    monkeypatch.setattr(ds, "PIECE", 64)
+    rules, st, rel = _position("freecell", {"cells": 1}, 99, 16)
+    params = osol.sweep_params(rules)
+    kw = {"memory_rows": 300, "dedup_rows": 40}
+    plain = ds.disk_sweep(st, rel, params, True, 10**9, **kw)
+    beats: dict[tuple[int, int, str], list[tuple[int, int]]] = {}
+    sizes: dict[tuple[int, int], int] = {}
+    r = ds.disk_sweep(st, rel, params, True, 10**9, **kw,
+                      heartbeat=lambda layer, level, what, done, of: beats.setdefault(
+                          (layer, level, what), []).append((done, of)),
+                      progress=lambda layer, level, n, *_: sizes.__setitem__((layer, level), n))
+    assert (r.outcome, r.nodes, r.stored, r.written, r.peak_level) == (
+        plain.outcome, plain.nodes, plain.stored, plain.written, plain.peak_level)
+    for (layer, level, what), seen in beats.items():
+        dones = [d for d, _ in seen]
+        assert len({of for _, of in seen}) == 1 and dones == sorted(set(dones)) and dones[-1] == seen[0][1]
+        assert what in ("gathering", "expanding", "deduplicating") and (level == 0) >= (what == "gathering")
+    expanding = {(layer, level): seen[-1][1] for (layer, level, what), seen in beats.items() if what == "expanding"}
+    assert sum(expanding.values()) == r.nodes == 25_831
+    assert all(expanding[k] == n for k, n in sizes.items() if n > 0)
+    layers = {layer for layer, _, _ in beats}
+    assert len(layers) > 5 and all((layer, 0, "gathering") in beats for layer in layers)
+    assert max(len(seen) for (_, _, what), seen in beats.items() if what == "expanding") > 10
+    assert max(len(seen) for (_, _, what), seen in beats.items() if what == "deduplicating") > 3
