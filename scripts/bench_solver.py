@@ -124,6 +124,15 @@ def table_row(game: str, overrides: dict, deals: int, seed: int, start: int = 0)
             "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
+def _table_row(row: str):
+    """A table row's game (its GameSpec), its engine module and its rules (the row's overrides on the defaults)."""
+    import importlib
+
+    game, over = next((g, o) for name, g, o, _, _ in TABLE_ROWS if name == row)
+    g = get_game(game)
+    return g, importlib.import_module(f"engine.games.{game}"), g.rules(overrides=over)
+
+
 def sweep_section(row: str, indices: list[int], seed: int) -> None:
     """The sweep alone (engine/open_solitaire.py, "The sweep") on chosen seeded deals of one table row, as the
     README's sweep table was measured: verdict, expansions, CPU seconds and the process's peak memory so far
@@ -132,9 +141,7 @@ def sweep_section(row: str, indices: list[int], seed: int) -> None:
 
     from engine import open_solitaire as osol
 
-    game, over = next((g, o) for name, g, o, _, _ in TABLE_ROWS if name == row)
-    g = get_game(game)
-    rules = g.rules(overrides=over)
+    g, _, rules = _table_row(row)
     osol.SEARCH_ORDERS = ((osol.ORDER_SWEEP, True),)  # as the default solver makes it
     print(f"the sweep alone, row {row!r}, seed {seed}", flush=True)
     for index in indices:
@@ -187,13 +194,12 @@ def disk_sweep_section(row: str, indices: list[int], seed: int, positions: int, 
     """The sweep with its levels on disk (engine/disk_sweep.py) alone on chosen seeded deals of one table row:
     a line every minute of CPU and at every level of at least 5 x 10^6 positions (CPU and wall seconds, the layer's
     u + |S| and level, its positions, expanded and stored so far, rows written to disk, temporary files now,
-    peak memory), then the verdict with the most temporary files held; a win's line is replayed by the reference
-    checker here.  With ``checkpoint`` (a directory) each deal's files are kept in CHECKPOINT/deal-I, a
+    peak memory), within a level a line a minute of wall time at most (the sweep's heartbeat), then the verdict
+    with the most temporary files held; a win's line is replayed by the reference checker here.  With ``checkpoint`` (a directory) each deal's files are kept in CHECKPOINT/deal-I, a
     checkpoint is saved there every SAVE_EVERY CPU seconds, and an interrupt (Ctrl-C, SIGTERM or SIGUSR1) pauses
     the sweep at its level's end, saving one; the same command again goes on from the last (after a pause, or a
     kill), its CPU seconds counted from the first start (bench.json beside it, as of that checkpoint).  With
     ``threads`` each level's expansions are shared among that many threads (CPU seconds are then all of them)."""
-    import importlib
     import json
     import resource
     import signal
@@ -201,10 +207,7 @@ def disk_sweep_section(row: str, indices: list[int], seed: int, positions: int, 
     from engine import open_solitaire as osol
     from engine.disk_sweep import disk_sweep
 
-    game, over = next((g, o) for name, g, o, _, _ in TABLE_ROWS if name == row)
-    g = get_game(game)
-    mod = importlib.import_module(f"engine.games.{game}")
-    rules = g.rules(overrides=over)
+    g, mod, rules = _table_row(row)
     srules = mod.SOLVER.solver_rules(rules)
     print(f"the sweep on disk alone, row {row!r}, seed {seed}, up to {positions:,} positions", flush=True)
     asked = [False]
@@ -296,16 +299,14 @@ def sweep_trace(row: str, index: int, seed: int, step: int, room: float = 0.0) -
     its live positions, how many of them wait in the heap for higher layers, the layer's queue by level (d - 1,
     d, d + 1: expanded or not, not yet freed) and the expanded ones not yet freed.  Positions only: no line
     is replayed, so a win here is only reported."""
-    import importlib
     import resource
 
     import numpy as np
 
     from engine import open_solitaire as osol
 
-    game, over = next((g, o) for name, g, o, _, _ in TABLE_ROWS if name == row)
-    g = get_game(game)
-    rules = importlib.import_module(f"engine.games.{game}").SOLVER.solver_rules(g.rules(overrides=over))
+    g, mod, rules = _table_row(row)
+    rules = mod.SOLVER.solver_rules(rules)
     if room:
         osol.SWEEP_LIVE = room
     osol._warm_up()
