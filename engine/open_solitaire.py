@@ -160,11 +160,32 @@ The search (issue 11).
   unwon (the line search below wins it).  6 columns 518, King Albert 761 and
   Raglan 489, each unknown after every other search, are won in 216,565,
   134,578 and 8,473.
+* The colour search (``ORDER_COLOURS``): the streamlined search's kernel
+  once more, from the start, with the colour streamliner alone (``P_SUITS``;
+  ``P_EAGER`` off, so a card goes up only by a safe move or a move of its
+  own), with as many positions (max_nodes // STREAMLINED_SHARE); the third
+  search, only where cards build in alternating colours (elsewhere it would
+  be a plain depth-first search, and the line search is one).  Why: sending
+  every ready card up at once loses the deals won only by keeping a card
+  down, to hold a card of the other colour on it.  Measured (seed 99), each
+  deal unknown through every other search at the defaults and undecided by
+  Solvitaire's exact search at 300 s: FreeCell with 6 columns 9006 and
+  1058, 2 cells 6689, 1 cell 3787 and 8313 are won by it alone in 417,544,
+  152,046, 320,155, 512,445 and 133,101 positions (0.2-1.1 CPU-s), where
+  the streamlined search runs out of positions unwon (9006 in 384,819,
+  1058 in 213,683), and so does the eager streamliner alone (in 4,972,575
+  and 931,393).  On the six unknowns left (2 cells 230; 6 columns 2478,
+  3499, 4627, 4934, 8021: all unsolvable, proved by the sweep on disk) it
+  runs out in 57,637 to 723,103 positions (0.1-1.5 CPU-s).  Its verdicts
+  are the streamlined search's: a win is a real line, replayed by the
+  checker, and running out proves nothing (``_decided``); the searches
+  after it start afresh, so a deal it leaves unknown gets exactly what it
+  got before, and one decided before it never sees it.
 * The line search (``P_LINE``): the same kernel with no streamliner, so
-  exhaustive like the others, in Solvitaire's own order of moves; the third
+  exhaustive like the others, in Solvitaire's own order of moves; the next
   search, with room for LINE_ROOM x max_nodes positions (a game may set its
   own, ``SolverRules.line_room``), for the deals the
-  guide and the streamlined search leave unknown; before it starts, the
+  guide, the streamlined search and the colour search leave unknown; before it starts, the
   workspace gives back what the searches before touched
   (``Workspace.release``).  Solvitaire's exact
   search (``--streamliners none``, 300 s a deal) wins FreeCell with 2 cells
@@ -1857,8 +1878,12 @@ BIG_TABLE = 1 << 26
 # second order, storing up to GUIDE_ROOM x max_nodes positions; after the line search, before the sweep.
 ORDER_LONG_GUIDE = 5
 GUIDE_ROOM = 3  # 6 columns deal 3419 (seed 99) is won in 16.2 M expansions; 3 x 10^7 stay under 3 GiB
-SEARCH_ORDERS = ((ORDER_GUIDE, False), (ORDER_STREAMLINED, True), (ORDER_LINE, True), (ORDER_LONG_GUIDE, False),
-                 (ORDER_SWEEP, True))
+# The colour search (module docstring): the streamlined search's kernel (ORDER_STREAMLINED) again, with its colour
+# streamliner alone, no card sent up that a safe move would not send; only where cards build in alternating
+# colours (elsewhere it has no streamliner to use); max_nodes // STREAMLINED_SHARE positions, as the first.
+ORDER_COLOURS = 6
+SEARCH_ORDERS = ((ORDER_GUIDE, False), (ORDER_STREAMLINED, True), (ORDER_COLOURS, True), (ORDER_LINE, True),
+                 (ORDER_LONG_GUIDE, False), (ORDER_SWEEP, True))
 # The sweep's budget (module docstring, "The sweep"): at most SWEEP_LIVE x max_nodes positions held at once, at
 # most SWEEP_TOTAL x max_nodes stored in all (each costs one expansion), every one with its parent link and move
 # (8 bytes), SWEEP_LINK_BUFFER of them in memory, written out to a temporary file each time they fill it.
@@ -3409,11 +3434,11 @@ def _frontier(rules: SolverRules) -> bool:
     return rules.empty == EMPTY_ANY and not rules.reserve and not rules.worrying_back
 
 
-def _streamliners(rules: SolverRules) -> tuple[int, int]:
+def _streamliners(rules: SolverRules, order: int = ORDER_STREAMLINED) -> tuple[int, int]:
     """(P_EAGER, P_SUITS) for the streamlined search: STREAMLINERS, but positions are told apart by colour and
     rank only where cards build in alternating colours (as Solvitaire does: where they build in suit, the two
-    suits of a colour are no more alike than any two)."""
-    eager, suits = STREAMLINERS
+    suits of a colour are no more alike than any two); for the colour search (ORDER_COLOURS), that one alone."""
+    eager, suits = STREAMLINERS if order == ORDER_STREAMLINED else (0, 1)
     return eager, suits if rules.build == BUILD_ALTERNATE else 0
 
 
@@ -3435,6 +3460,8 @@ def solve_state(st: np.ndarray, rel: np.ndarray, rules: SolverRules, ws: Workspa
     params = rules.params()
     start = np.array(st, dtype=np.uint8, copy=True)
     ctl = np.zeros(CTL_SIZE, dtype=np.int64)
+    ctl[C_OUTCOME] = UNKNOWN  # until a search runs (every one in SEARCH_ORDERS may be skipped under some rules)
+    timed_out = False
     t0 = time.perf_counter()
     c0 = time.process_time()
     ws.reserve(rules.max_nodes)
@@ -3443,10 +3470,13 @@ def solve_state(st: np.ndarray, rel: np.ndarray, rules: SolverRules, ws: Workspa
     ws.next_seen_gen()  # the second order's stamp for this deal
     won_in, won_params, won_ctl = ws, params, ctl  # the search that gave the verdict (the probe's, if it did)
     made = set()
-    for order, single_cards in SEARCH_ORDERS:
+    for search, single_cards in SEARCH_ORDERS:
+        if search == ORDER_COLOURS and rules.build != BUILD_ALTERNATE:
+            continue  # no colours to tell apart: it would be a plain depth-first search (the line search is one)
+        order = ORDER_STREAMLINED if search == ORDER_COLOURS else search  # the kernel's order
         streamlined = order == ORDER_STREAMLINED
         params[P_SINGLE] = _single_cards(rules, single_cards)
-        params[P_EAGER], params[P_SUITS] = _streamliners(rules) if streamlined else (0, 0)
+        params[P_EAGER], params[P_SUITS] = _streamliners(rules, search) if streamlined else (0, 0)
         params[P_LINE] = int(order == ORDER_LINE)
         params[P_FRONTIER] = int(order == ORDER_SWEEP and _frontier(rules))
         share = STREAMLINED_SHARE if streamlined else RETRY_SHARE if order == ORDER_DEPTH_FIRST else 1
@@ -3454,9 +3484,10 @@ def solve_state(st: np.ndarray, rel: np.ndarray, rules: SolverRules, ws: Workspa
         params[P_MAXNODES] = max(1, rules.max_nodes * room if order == ORDER_LINE
                                  else rules.max_nodes * GUIDE_ROOM if order == ORDER_LONG_GUIDE
                                  else rules.max_nodes // share)
-        if (order, int(params[P_SINGLE]), streamlined) in made:
+        made_as = (order, int(params[P_SINGLE]), int(params[P_EAGER]), int(params[P_SUITS]))
+        if made_as in made:
             continue  # the same search again would give the same answer
-        made.add((order, int(params[P_SINGLE]), streamlined))
+        made.add(made_as)
         _begin(start, rel, params, ws, order, ctl)
         # the probes (module docstring): (guide's expansions when due, budget, streamlined), soonest first
         # (the streamlined one only where cards build in alternating colours: where they build in suit it has

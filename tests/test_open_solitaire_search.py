@@ -671,3 +671,36 @@ def test_the_streamlined_search_wins_a_deal_every_other_search_leaves_unknown(mo
     g = get_game("freecell")
     row = g.play_one(deal, g.rules(overrides={"cells": 2, "max_nodes": 20_000}), True).row
     assert row["outcome"] == "won" and row["solution"] and row["nodes"] == alone.nodes
+
+
+def test_the_colour_search_wins_a_deal_that_needs_a_card_kept_down(monkeypatch):
+    """FreeCell with 1 cell, seed 99 deal 8313 (unknown through every search at the defaults until the colour
+    search came): at 300,000 positions the guide leaves it unknown, and so does the streamlined search, whose
+    eager streamliner (every ready card up at once) runs out of positions; the colour search (the colour
+    streamliner alone) wins it in 133,101, and the default order reaches it third and wins with the three
+    searches' expansions, its line replayed by the checker (play_one), and in slices the same.  Where cards
+    build in suit it is not made: no search runs, and the answer is unknown, not a win."""
+    import dataclasses
+
+    deal = seeded_deals(DECK_52, 99, 8313, 1)[0]
+    rules = dataclasses.replace(_srules("freecell", cells=1), max_nodes=300_000)
+    monkeypatch.setattr(osol, "STREAM_AT", 0)  # not as a probe
+    alone = {}
+    for order in (osol.ORDER_GUIDE, osol.ORDER_STREAMLINED, osol.ORDER_COLOURS):
+        with monkeypatch.context() as m:
+            m.setattr(osol, "SEARCH_ORDERS", ((order, order != osol.ORDER_GUIDE),))
+            alone[order] = osol.solve_deal(deal, rules)
+    assert alone[osol.ORDER_GUIDE].outcome == alone[osol.ORDER_STREAMLINED].outcome == UNKNOWN
+    assert alone[osol.ORDER_COLOURS].outcome == WON and alone[osol.ORDER_COLOURS].nodes == 133_101
+    every = osol.solve_deal(deal, rules)
+    assert osol.SEARCH_ORDERS[:3] == ((osol.ORDER_GUIDE, False), (osol.ORDER_STREAMLINED, True),
+                                      (osol.ORDER_COLOURS, True))
+    assert every.outcome == WON and every.nodes == sum(r.nodes for r in alone.values())
+    monkeypatch.setattr(osol, "SLICE_NODES", 997)
+    assert _same(every, osol.solve_deal(deal, dataclasses.replace(rules, max_seconds=3600)))
+    g = get_game("freecell")
+    row = g.play_one(deal, g.rules(overrides={"cells": 1, "max_nodes": 300_000}), False).row
+    assert row["outcome"] == "won" and row["solution"] and row["nodes"] == every.nodes
+    monkeypatch.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_COLOURS, True),))
+    in_suit = osol.solve_deal(seeded_deals(DECK_52, 99, 0, 1)[0], _srules("bakers_game", cells=4))
+    assert (in_suit.outcome, in_suit.nodes) == (UNKNOWN, 0)
