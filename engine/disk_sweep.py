@@ -1039,7 +1039,7 @@ def _sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier: boo
                     lv.close()  # the last level is empty (in a file only when it came from a checkpoint)
                 levels = []
                 cparts = []
-                waiting, gathered = pending.count(layer), 0
+                waiting, gathered = (pending.count(layer) if heartbeat is not None else 0), 0
                 for rows in pending.take(layer, memory_rows):
                     file_same(rows[:, 1:])
                     if heartbeat is not None:

@@ -1859,6 +1859,7 @@ STREAMLINED_SHARE = 2
 # The depth-first retries store at most max_nodes // RETRY_SHARE positions each (module docstring, "The retry").
 RETRY_SHARE = 2
 STREAMLINERS = (1, 1)  # (P_EAGER, P_SUITS) in the streamlined search; (0, 0) makes it a plain exhaustive search
+COLOUR_STREAMLINERS = (0, 1)  # (P_EAGER, P_SUITS) in the colour search (ORDER_COLOURS, below)
 DFS_DEPTH, DFS_MOVES = 1 << 17, 1 << 23  # the longest line it follows, and the moves waiting along it
 # The line search (module docstring, "The line search"): the streamlined search's kernel with no streamliner, its
 # moves in Solvitaire's order, its line kept as 48-byte records; it stores at most LINE_ROOM x max_nodes positions.
@@ -3438,7 +3439,7 @@ def _streamliners(rules: SolverRules, order: int = ORDER_STREAMLINED) -> tuple[i
     """(P_EAGER, P_SUITS) for the streamlined search: STREAMLINERS, but positions are told apart by colour and
     rank only where cards build in alternating colours (as Solvitaire does: where they build in suit, the two
     suits of a colour are no more alike than any two); for the colour search (ORDER_COLOURS), that one alone."""
-    eager, suits = STREAMLINERS if order == ORDER_STREAMLINED else (0, 1)
+    eager, suits = STREAMLINERS if order == ORDER_STREAMLINED else COLOUR_STREAMLINERS
     return eager, suits if rules.build == BUILD_ALTERNATE else 0
 
 

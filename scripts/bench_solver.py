@@ -124,7 +124,7 @@ def table_row(game: str, overrides: dict, deals: int, seed: int, start: int = 0)
             "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
-def _table_row(row: str):
+def _row_rules(row: str):
     """A table row's game (its GameSpec), its engine module and its rules (the row's overrides on the defaults)."""
     import importlib
 
@@ -141,7 +141,7 @@ def sweep_section(row: str, indices: list[int], seed: int) -> None:
 
     from engine import open_solitaire as osol
 
-    g, _, rules = _table_row(row)
+    g, _, rules = _row_rules(row)
     osol.SEARCH_ORDERS = ((osol.ORDER_SWEEP, True),)  # as the default solver makes it
     print(f"the sweep alone, row {row!r}, seed {seed}", flush=True)
     for index in indices:
@@ -207,7 +207,7 @@ def disk_sweep_section(row: str, indices: list[int], seed: int, positions: int, 
     from engine import open_solitaire as osol
     from engine.disk_sweep import disk_sweep
 
-    g, mod, rules = _table_row(row)
+    g, mod, rules = _row_rules(row)
     srules = mod.SOLVER.solver_rules(rules)
     print(f"the sweep on disk alone, row {row!r}, seed {seed}, up to {positions:,} positions", flush=True)
     asked = [False]
@@ -305,7 +305,7 @@ def sweep_trace(row: str, index: int, seed: int, step: int, room: float = 0.0) -
 
     from engine import open_solitaire as osol
 
-    g, mod, rules = _table_row(row)
+    g, mod, rules = _row_rules(row)
     rules = mod.SOLVER.solver_rules(rules)
     if room:
         osol.SWEEP_LIVE = room
