@@ -139,10 +139,11 @@ def sweep_section(row: str, indices: list[int], seed: int) -> None:
     after each deal.  Wins go through play_one, so the checker replays them."""
     import resource
 
-    from engine import open_solitaire as osol
+    from engine.search import solver as open_solver
+    from engine.search.control import ORDER_SWEEP
 
     g, _, rules = _row_rules(row)
-    osol.SEARCH_ORDERS = ((osol.ORDER_SWEEP, True),)  # as the default solver makes it
+    open_solver.SEARCH_ORDERS = ((ORDER_SWEEP, True),)  # as the default solver makes it
     print(f"the sweep alone, row {row!r}, seed {seed}", flush=True)
     for index in indices:
         cpu0 = time.process_time()
@@ -204,8 +205,9 @@ def disk_sweep_section(row: str, indices: list[int], seed: int, positions: int, 
     import resource
     import signal
 
-    from engine import open_solitaire as osol
-    from engine.disk_sweep import disk_sweep
+    from engine.games.open_family import reference_moves
+    from engine.search.solver import deal_position, frees_levels, sweep_params
+    from engine.search.disk_sweep import disk_sweep
 
     g, mod, rules = _row_rules(row)
     srules = mod.SOLVER.solver_rules(rules)
@@ -223,7 +225,7 @@ def disk_sweep_section(row: str, indices: list[int], seed: int, positions: int, 
         if asked[0]:
             break
         deal = seeded_deals(g.deck, seed, index, 1)[0]
-        st, rel = osol.deal_position(deal, srules)
+        st, rel = deal_position(deal, srules)
         where = os.path.join(checkpoint, f"deal-{index}") if checkpoint else None
         before = {"cpu": 0.0, "wall": 0.0, "files": 0}
         if where and os.path.exists(os.path.join(where, "bench.json")):
@@ -268,7 +270,7 @@ def disk_sweep_section(row: str, indices: list[int], seed: int, positions: int, 
             record()
             return True
 
-        r = disk_sweep(st, rel, osol.sweep_params(srules), osol._frontier(srules), positions, progress=progress,
+        r = disk_sweep(st, rel, sweep_params(srules), frees_levels(srules), positions, progress=progress,
                        checkpoint=where, pause=(lambda: asked[0]) if where else None, save=save if where else None,
                        threads=threads, heartbeat=heartbeat)
         files.stop()
@@ -284,7 +286,7 @@ def disk_sweep_section(row: str, indices: list[int], seed: int, positions: int, 
         verdict = {WON: "won", UNSOLVABLE: "unsolvable"}.get(r.outcome, "unknown")
         if r.outcome == WON:
             ref_rules = mod.SOLVER.reference_rules(rules)
-            why = reference.check_solution(deal, ref_rules, osol.reference_moves(deal, ref_rules, r.codes))
+            why = reference.check_solution(deal, ref_rules, reference_moves(deal, ref_rules, r.codes))
             verdict += f", line of {len(r.codes)} moves " + ("replayed by the checker" if why is None else
                                                               f"REJECTED by the checker: {why}")
         print(f"  deal {index}: {verdict}, {r.nodes:,} expanded, {r.stored:,} stored, largest level "
@@ -303,36 +305,44 @@ def sweep_trace(row: str, index: int, seed: int, step: int, room: float = 0.0) -
 
     import numpy as np
 
-    from engine import open_solitaire as osol
+    from engine.search import sweep as sweep_module
+    from engine.search.control import (
+        CTL_SIZE, C_DONE, C_DONE_HERE, C_HSIZE, C_LAYER, C_NODES, C_NREC, C_OUTCOME, C_QEND, C_QLEV, C_QPREV, C_QTAIL,
+        C_TOTAL, ORDER_SWEEP, RUNNING,
+    )
+    from engine.search.positions import P_MAXNODES
+    from engine.search.solver import advance_search, begin_search, deal_position, sweep_params, warm_up
+    from engine.search.sweep import sweep_room
+    from engine.search.workspace import Workspace
 
     g, mod, rules = _row_rules(row)
     rules = mod.SOLVER.solver_rules(rules)
     if room:
-        osol.SWEEP_LIVE = room
-    osol._warm_up()
-    ws = osol.Workspace()
-    st, rel = osol.deal_position(seeded_deals(g.deck, seed, index, 1)[0], rules)
-    params = osol.sweep_params(rules)  # as solve_state sets them for the sweep
-    params[osol.P_MAXNODES] = rules.max_nodes
-    ctl = np.zeros(osol.CTL_SIZE, dtype=np.int64)
+        sweep_module.SWEEP_LIVE = room
+    warm_up()
+    ws = Workspace()
+    st, rel = deal_position(seeded_deals(g.deck, seed, index, 1)[0], rules)
+    params = sweep_params(rules)  # as solve_state sets them for the sweep
+    params[P_MAXNODES] = rules.max_nodes
+    ctl = np.zeros(CTL_SIZE, dtype=np.int64)
     cpu0 = time.process_time()
     ws.reserve(rules.max_nodes)
-    osol._begin(st, rel, params, ws, osol.ORDER_SWEEP, ctl)
-    print(f"the sweep alone, row {row!r}, seed {seed} deal {index}, room {osol.sweep_room(rules.max_nodes):,} live",
+    begin_search(st, rel, params, ws, ORDER_SWEEP, ctl)
+    print(f"the sweep alone, row {row!r}, seed {seed} deal {index}, room {sweep_room(rules.max_nodes):,} live",
           flush=True)
     print(f"{'expansions':>12} {'stored':>12} {'live':>11} {'heap':>11} {'level d-1':>10} {'level d':>10} "
           f"{'level d+1':>10} {'freeable':>10} {'on disk':>11} {'u+|S|':>5} {'cpu s':>6}", flush=True)
-    while ctl[osol.C_OUTCOME] == osol.RUNNING:
-        osol._advance(rel, params, ws, ctl, int(ctl[osol.C_NODES]) + step)
+    while ctl[C_OUTCOME] == RUNNING:
+        advance_search(rel, params, ws, ctl, int(ctl[C_NODES]) + step)
         c = [int(x) for x in ctl]
-        print(f"{c[osol.C_NODES]:>12,} {c[osol.C_TOTAL]:>12,} {c[osol.C_NREC]:>11,} {c[osol.C_HSIZE]:>11,} "
-              f"{c[osol.C_QLEV] - c[osol.C_QPREV]:>10,} {c[osol.C_QEND] - c[osol.C_QLEV]:>10,} "
-              f"{c[osol.C_QTAIL] - c[osol.C_QEND]:>10,} {c[osol.C_DONE] - c[osol.C_DONE_HERE]:>10,} "
+        print(f"{c[C_NODES]:>12,} {c[C_TOTAL]:>12,} {c[C_NREC]:>11,} {c[C_HSIZE]:>11,} "
+              f"{c[C_QLEV] - c[C_QPREV]:>10,} {c[C_QEND] - c[C_QLEV]:>10,} "
+              f"{c[C_QTAIL] - c[C_QEND]:>10,} {c[C_DONE] - c[C_DONE_HERE]:>10,} "
               f"{ws.runs.waiting():>11,} "
-              f"{max(c[osol.C_LAYER], 0) >> 52:>5} {time.process_time() - cpu0:6.0f}", flush=True)
+              f"{max(c[C_LAYER], 0) >> 52:>5} {time.process_time() - cpu0:6.0f}", flush=True)
     runs = ws.runs
     ws.close_spill()
-    verdict = {osol.WON: "won", osol.UNSOLVABLE: "unsolvable"}.get(int(ctl[osol.C_OUTCOME]), "unknown")
+    verdict = {WON: "won", UNSOLVABLE: "unsolvable"}.get(int(ctl[C_OUTCOME]), "unknown")
     print(f"  {verdict}; {runs.spills} runs written to disk, {runs.written:,} positions out, {runs.taken:,} read "
           f"back; peak {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024:,} MiB", flush=True)
 
@@ -534,8 +544,8 @@ def main() -> None:
                            args.disk_checkpoint, args.disk_threads)
         return
     if args.sweep_total:
-        from engine import open_solitaire as osol
-        osol.SWEEP_TOTAL = int(args.sweep_total) if args.sweep_total == int(args.sweep_total) else args.sweep_total
+        from engine.search import solver as open_solver
+        open_solver.SWEEP_TOTAL = int(args.sweep_total) if args.sweep_total == int(args.sweep_total) else args.sweep_total
     if args.sweep_trace:
         row, *rest = args.sweep_trace.split(":")
         sweep_trace(row, int(rest[0]), args.table_seed, int(rest[1]) if len(rest) > 1 else 1_000_000,

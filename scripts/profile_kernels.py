@@ -26,8 +26,8 @@ if "NUMBA_CACHE_DIR" not in os.environ:  # before numba is imported (engine/__in
     os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="patience-profile-")
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-MODULES = ("engine.open_solitaire", "engine.disk_sweep", "engine.packed_rows", "engine.heap",
-           "engine.position_table", "engine.sweep_runs")
+MODULES = ("engine.open_solitaire", "engine.search.disk_sweep", "engine.search.packed_rows", "engine.search.heap",
+           "engine.search.position_table", "engine.search.sweep_runs")
 
 
 def compiled_functions() -> list[tuple[int, str]]:
@@ -73,9 +73,9 @@ def main(argv: list[str] | None = None) -> int:
     row, _, index = args.deal.rpartition(":")
     import importlib
 
-    from engine import open_solitaire as osol
+    from engine.search.solver import deal_position, frees_levels, sweep_params
     from engine.deals import seeded_deals
-    from engine.disk_sweep import disk_sweep
+    from engine.search.disk_sweep import disk_sweep
     from engine.registry import get_game
     from scripts.bench_solver import TABLE_ROWS
 
@@ -85,9 +85,9 @@ def main(argv: list[str] | None = None) -> int:
     game, over = rows[row]
     g = get_game(game)
     srules = importlib.import_module(f"engine.games.{game}").SOLVER.solver_rules(g.rules(overrides=over))
-    st, rel = osol.deal_position(seeded_deals(g.deck, 99, int(index), 1)[0], srules)
+    st, rel = deal_position(seeded_deals(g.deck, 99, int(index), 1)[0], srules)
     cpu = time.process_time()
-    r = disk_sweep(st, rel, osol.sweep_params(srules), osol._frontier(srules), int(args.positions))
+    r = disk_sweep(st, rel, sweep_params(srules), frees_levels(srules), int(args.positions))
     print(f"{args.deal}: {r.stored:,} positions stored, {time.process_time() - cpu:.1f} CPU-s (compiling "
           f"included); {write_perf_map()} functions mapped in /tmp/perf-{os.getpid()}.map")
     return 0

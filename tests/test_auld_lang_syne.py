@@ -21,8 +21,8 @@ import pytest
 
 from engine.cards import DECK_52, format_cards, parse_cards
 from engine.deals import seeded_deals
-from engine import four_piles
-from engine.four_piles import FourPilesRules
+from engine.games import four_piles
+from engine.games.four_piles import FourPilesRules
 from engine.outcomes import OUTCOMES, SolverError, UNSOLVABLE, WON
 from engine.reference import auld_lang_syne as reference
 from engine.registry import get_game

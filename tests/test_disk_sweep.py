@@ -12,13 +12,13 @@ import numba as nb
 import numpy as np
 import pytest
 
-from engine import disk_sweep as ds
-from engine import open_solitaire as osol
+from engine.search import disk_sweep as ds
+import open_solver as osol
 from engine.cards import DECK_52
 from engine.deals import seeded_deals
 from engine.games import penguin
 from engine.outcomes import UNKNOWN, UNSOLVABLE, WON
-from engine.position_table import words_hash
+from engine.search.position_table import words_hash
 from engine.reference import open_solitaire as reference
 from engine.registry import get_game
 from test_open_solitaire_search import _srules
@@ -54,14 +54,14 @@ def test_each_position_is_expanded_once_in_memory_and_through_files(game, over, 
     sweep's in memory, alone and run to its end (it expands each position once: tests/test_sweep_runs.py)."""
     rules, st, rel = _position(game, over, 99, deal_no)
     params = osol.sweep_params(rules)
-    frontier = osol._frontier(rules)
+    frontier = osol.frees_levels(rules)
     assert frontier == (over.get("empty_column", "any") == "any")
     cap = 10**6  # far above what is reachable: a sweep that missed copies would end unknown here, not run on
     whole = ds.disk_sweep(st, rel, params, frontier, cap)
     small = ds.disk_sweep(st, rel, params, frontier, cap, memory_rows=300, dedup_rows=40)
     assert whole.written == 0 and small.written > 0 and small.peak_level > 40
     if reachable is None:
-        monkeypatch.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, True),))
+        monkeypatch.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, True),))
         memory = osol.solve_state(st, rel, dataclasses.replace(rules, max_nodes=20_000))  # room for 106,000 live
         assert memory.outcome == UNSOLVABLE and memory.nodes > 10_000
         reachable = memory.nodes
@@ -74,8 +74,8 @@ def test_a_win_comes_with_its_line_and_the_checker_replays_it(monkeypatch):
     sweep on disk in the sweep's own 238,632 expansions (the same layers and levels: tests/test_sweep_runs.py),
     with its parts written out; its line, read back through the links file, is replayed by play_one's checker
     (every win is)."""
-    monkeypatch.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, True),))
-    monkeypatch.setattr(osol, "SWEEP_SPILL_ROOM", 0)
+    monkeypatch.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, True),))
+    monkeypatch.setattr(osol.solver, "SWEEP_SPILL_ROOM", 0)
     monkeypatch.setattr(ds, "MEMORY_ROWS", 2_000)
     g = get_game("penguin")
     deal = seeded_deals(DECK_52, 1, 0, 1)[0]
@@ -96,8 +96,8 @@ def test_the_caps_end_it_unknown(monkeypatch):
     stopped = ds.disk_sweep(st, rel, params, True, 10**9, stop=lambda: True)
     assert stopped.outcome == UNKNOWN and stopped.nodes <= ds.PIECE
     calls = []
-    monkeypatch.setattr(osol, "_sweep_on_disk", lambda *a: calls.append(a))
-    monkeypatch.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_GUIDE, False),))
+    monkeypatch.setattr(osol.solver, "_sweep_on_disk", lambda *a: calls.append(a))
+    monkeypatch.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_GUIDE, False),))
     assert osol.solve_state(st, rel, dataclasses.replace(rules, max_nodes=100)).outcome == UNKNOWN and not calls
 
 
@@ -143,24 +143,24 @@ def _walk_layers(st, rel, params, masks, steps, seed):
     mv = np.zeros(2048, dtype=np.int64)
     empty_out = np.zeros(0, dtype=np.int64)
     cur = st.copy()
-    osol._closure(cur, rel, params, empty_out, 0)
+    osol.play_safe_moves(cur, rel, params, empty_out, 0)
     compared = bad = 0
     for _ in range(steps):
-        key = osol._sweep_layer(cur, rel, params)
+        key = osol.sweep_layer(cur, rel, params)
         blocked = np.int64(ds.LAYER_CARDS) ^ (key & np.int64(ds.LAYER_CARDS))
-        nm = osol._gen_moves(cur, rel, params, mv)
-        if nm == 0 or osol._foundation_total(cur) == 52:  # a dead end: from the deal again
+        nm = osol.gen_moves(cur, rel, params, mv)
+        if nm == 0 or osol.foundation_total(cur) == 52:  # a dead end: from the deal again
             cur = st.copy()
-            osol._closure(cur, rel, params, empty_out, 0)
+            osol.play_safe_moves(cur, rel, params, empty_out, 0)
             continue
         pick = np.random.randint(nm)
         nxt = cur.copy()
         for q in range(nm):
             ch = cur.copy()
-            code = osol._apply(ch, mv[q], params)
-            osol._closure(ch, rel, params, empty_out, 0)
+            code = osol.apply_move(ch, mv[q], params)
+            osol.play_safe_moves(ch, rel, params, empty_out, 0)
             compared += 1
-            if ds._layer_after(blocked, code, ch, masks, params) != osol._sweep_layer(ch, rel, params):
+            if ds._layer_after(blocked, code, ch, masks, params) != osol.sweep_layer(ch, rel, params):
                 bad += 1
             if q == pick:
                 nxt = ch
@@ -267,7 +267,7 @@ def _penguin_won_on_disk():
     rules = get_game("penguin").rules()
     srules = penguin.SOLVER.solver_rules(rules)
     st, rel = osol.deal_position(deal, srules)
-    return deal, rules, st, rel, osol.sweep_params(srules), osol._frontier(srules)
+    return deal, rules, st, rel, osol.sweep_params(srules), osol.frees_levels(srules)
 
 
 def test_a_win_resumed_has_the_line_of_the_win_never_paused(tmp_path):

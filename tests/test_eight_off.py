@@ -17,7 +17,7 @@ import random
 import numpy as np
 import pytest
 
-from engine import open_solitaire as osol
+import open_solver as osol
 from engine.cards import DECK_52, format_card, parse_cards
 from engine.deals import seeded_deal, seeded_deals
 from engine.games import eight_off, seahaven_towers

@@ -11,7 +11,7 @@ import random
 import numpy as np
 import pytest
 
-from engine import open_solitaire as osol
+import open_solver as osol
 from engine.cards import DECK_52, format_card
 from engine.deals import microsoft_deal, seeded_deals
 from engine.games import freecell

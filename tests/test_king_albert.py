@@ -17,7 +17,7 @@ import random
 import numpy as np
 import pytest
 
-from engine import open_solitaire as osol
+import open_solver as osol
 from engine.cards import DECK_52, format_cards, parse_card, parse_cards
 from engine.deals import seeded_deal, seeded_deals
 from engine.games import king_albert as ka
@@ -296,7 +296,7 @@ def test_the_sweep_alone_agrees_with_the_plain_exhaustive_search(monkeypatch):
     """The sweep as the only search (engine/open_solitaire.py, "The sweep"), whose layers under worrying back
     count only the foundation cards that can never come back: the same cross-check, wins replayed, so no layer
     it forgets is ever met again; and it proves the lost whole deals below lost."""
-    monkeypatch.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, False),))
+    monkeypatch.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, False),))
     test_solver_verdicts_match_a_plain_exhaustive_search_on_small_positions()
     for preset in ("king_albert", "raglan"):
         rules = _rules(preset)

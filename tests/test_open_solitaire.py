@@ -20,7 +20,7 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from engine import open_solitaire as osol
+import open_solver as osol
 from engine.cards import DECK_52, parse_card, parse_cards
 from engine.deals import microsoft_deal, seeded_deal, seeded_deals
 from engine.outcomes import OUTCOMES, UNKNOWN, UNSOLVABLE, WON
@@ -333,11 +333,11 @@ def test_canonical_form_ignores_column_and_cell_order():
     params = srules.params()
     ea, eb = np.zeros(osol.REC_BYTES, np.uint8), np.zeros(osol.REC_BYTES, np.uint8)
     order = np.zeros(osol.MAXCOLS, np.int64)
-    osol._encode(a, params, ea.view(np.uint64), order)
-    osol._encode(b, params, eb.view(np.uint64), order)
+    osol.encode_position(a, params, ea.view(np.uint64), order)
+    osol.encode_position(b, params, eb.view(np.uint64), order)
     assert (ea == eb).all()
     back = np.zeros(osol.STATE_SIZE, np.uint8)
-    osol._decode(ea.view(np.uint64), params, back)
+    osol.decode_position(ea.view(np.uint64), params, back)
     c, cells, _ = osol.position_columns(back, srules)
     assert sorted(map(tuple, c)) == sorted(map(tuple, cols)) and sorted(cells) == sorted([parse_card("AS"), parse_card("KD")])
 
@@ -594,7 +594,7 @@ def _old_rule_closure_count(layout: ref.Layout) -> int:
 def _closure_count(layout: ref.Layout, srules: osol.SolverRules) -> int:
     st, _ = osol.make_position(layout.columns, [c for c in layout.cells if c is not None], layout.foundations, 0)
     rel = np.array([c % 13 for c in range(52)], dtype=np.int64)
-    return osol._closure(st, rel, srules.params(), np.zeros(0, dtype=np.int64), 0)
+    return osol.play_safe_moves(st, rel, srules.params(), np.zeros(0, dtype=np.int64), 0)
 
 
 def _alternate_position(rng: random.Random, cells: int, seq: str, empty: str, point3: bool = False):
@@ -668,14 +668,14 @@ def test_point_3c_fires_on_a_hand_made_position():
     assert _old_rule_closure_count(layout) == 0
     st, _ = osol.make_position(layout.columns, [], layout.foundations, 0)
     out = np.zeros(8, dtype=np.int64)
-    n = osol._closure(st, rel, srules.params(), out, 0)
+    n = osol.play_safe_moves(st, rel, srules.params(), out, 0)
     assert n == 1 and out[0] == parse_card("7H") * 64 + osol.TO_FOUNDATION
     cols, _, f = osol.position_columns(st, srules)
     assert f == [5, 4, 7, 5] and cols[0] == parse_cards("6C 5D 6S 8C")
     # a black foundation two behind (spades to 4S only) keeps 7H down; so does diamonds three behind (to 3D)
     for behind in ([5, 4, 6, 4], [5, 3, 6, 5]):
         st2, _ = osol.make_position(_hand_made_3c(behind).columns, [], behind, 0)
-        assert osol._closure(st2, rel, srules.params(), np.zeros(0, dtype=np.int64), 0) == 0, behind
+        assert osol.play_safe_moves(st2, rel, srules.params(), np.zeros(0, dtype=np.int64), 0) == 0, behind
 
 
 def _alternate_cross_check(rng: random.Random, cells: int, per_rule: int, point3: bool,
@@ -718,7 +718,7 @@ def test_point_3_fires_where_point_3c_would_not():
     assert fnd[1] < r - 2 and min(fnd[0], fnd[3]) >= r
     st, _ = osol.make_position(columns, [], fnd, 0)
     out = np.zeros(8, dtype=np.int64)
-    n = osol._closure(st, rel, srules.params(), out, 0)
+    n = osol.play_safe_moves(st, rel, srules.params(), out, 0)
     assert n == 1 and out[0] == parse_card("7H") * 64 + osol.TO_FOUNDATION
     assert osol.position_columns(st, srules)[2] == [7, 2, 7, 7]
 

@@ -16,7 +16,7 @@ import sys
 import numpy as np
 import pytest
 
-from engine import open_solitaire as osol
+import open_solver as osol
 from engine.cards import DECK_52
 from engine.deals import seeded_deals
 from engine.outcomes import UNKNOWN, UNSOLVABLE, WON
@@ -48,7 +48,7 @@ def _canonical(st: np.ndarray, srules: osol.SolverRules) -> tuple:
 
 def _encode(st: np.ndarray, srules: osol.SolverRules) -> np.ndarray:
     enc = np.zeros(osol.REC_BYTES, np.uint8)
-    osol._encode(st, srules.params(), enc.view(np.uint64), np.zeros(osol.MAXCOLS, np.int64))
+    osol.encode_position(st, srules.params(), enc.view(np.uint64), np.zeros(osol.MAXCOLS, np.int64))
     return enc
 
 
@@ -69,7 +69,7 @@ def _round_trip(st: np.ndarray, srules: osol.SolverRules) -> bytes:
     enc = _encode(st, srules)
     assert bytes(enc) == _reference_record(st, srules)
     back = np.zeros(osol.STATE_SIZE, np.uint8)
-    osol._decode(enc.view(np.uint64), srules.params(), back)
+    osol.decode_position(enc.view(np.uint64), srules.params(), back)
     assert _canonical(back, srules) == _canonical(st, srules)
     assert bytes(_encode(back, srules)) == bytes(enc)
     return bytes(enc)
@@ -81,14 +81,14 @@ def _random_walk(srules: osol.SolverRules, deal: np.ndarray, rng: np.random.Gene
     params = srules.params()
     mv = np.zeros(2048, np.int64)
     empty = np.zeros(0, np.int64)
-    osol._closure(st, rel, params, empty, 0)
+    osol.play_safe_moves(st, rel, params, empty, 0)
     yield st.copy()
     for _ in range(steps):
-        nm = osol._gen_moves(st, rel, params, mv)
+        nm = osol.gen_moves(st, rel, params, mv)
         if nm == 0:
             return
-        osol._apply(st, mv[rng.integers(nm)], params)
-        osol._closure(st, rel, params, empty, 0)
+        osol.apply_move(st, mv[rng.integers(nm)], params)
+        osol.play_safe_moves(st, rel, params, empty, 0)
         yield st.copy()
 
 
@@ -117,14 +117,14 @@ def _moves_trying_each_column(st: np.ndarray, rel: np.ndarray, params: np.ndarra
         n = int(st[o.O_LEN + i])
         if n == 0:
             continue
-        if o._ready(top(i), st, rel):
+        if o.is_ready(top(i), st, rel):
             moves.append(i | ((n - 1) << o.POS_SHIFT) | (o.DST_FND << o.DST_SHIFT))
-        for p in range(n - 1, o._run_start(st, i, rel, params) - 1, -1):
+        for p in range(n - 1, o.run_start(st, i, rel, params) - 1, -1):
             head = int(st[i * o.WIDTH + p])
             if n - p <= cap_full:
                 moves += [i | (p << o.POS_SHIFT) | (k << o.DST_SHIFT) for k in range(ncols)
-                          if k != i and st[o.O_LEN + k] > 0 and o._accepts(head, top(k), rel, params)]
-            if first_empty >= 0 and p > 0 and n - p <= cap_empty and o._empty_takes(head, rel, params):
+                          if k != i and st[o.O_LEN + k] > 0 and o.accepts(head, top(k), rel, params)]
+            if first_empty >= 0 and p > 0 and n - p <= cap_empty and o.empty_takes(head, rel, params):
                 moves.append(i | (p << o.POS_SHIFT) | (first_empty << o.DST_SHIFT))
         if free > 0:
             moves.append(i | ((n - 1) << o.POS_SHIFT) | (o.DST_CELL << o.DST_SHIFT))
@@ -132,16 +132,16 @@ def _moves_trying_each_column(st: np.ndarray, rel: np.ndarray, params: np.ndarra
         c = int(st[o.O_CELL + j])
         if c == o.NOCARD:
             continue
-        if o._ready(c, st, rel):
+        if o.is_ready(c, st, rel):
             moves.append((o.SRC_CELL + j) | (o.DST_FND << o.DST_SHIFT))
         moves += [(o.SRC_CELL + j) | (k << o.DST_SHIFT) for k in range(ncols)
-                  if st[o.O_LEN + k] > 0 and o._accepts(c, top(k), rel, params)]
-        if first_empty >= 0 and o._empty_takes(c, rel, params):
+                  if st[o.O_LEN + k] > 0 and o.accepts(c, top(k), rel, params)]
+        if first_empty >= 0 and o.empty_takes(c, rel, params):
             moves.append((o.SRC_CELL + j) | (first_empty << o.DST_SHIFT))
     if params[o.P_WORRY]:
         mv = np.zeros(2048, np.int64)
         mv[:len(moves)] = moves
-        moves = list(mv[:o._gen_worry_moves(st, rel, params, mv, len(moves))])
+        moves = list(mv[:o.gen_worry_moves(st, rel, params, mv, len(moves))])
     return [int(m) for m in moves]
 
 
@@ -159,7 +159,7 @@ def test_moves_are_those_of_trying_each_column(game, over):
         rel = osol.deal_position(deal, srules)[1]
         for st in _random_walk(srules, deal, rng, 150):
             for params in (srules.params(), osol.sweep_params(srules)):
-                nm = osol._gen_moves(st, rel, params, mv)
+                nm = osol.gen_moves(st, rel, params, mv)
                 assert [int(m) for m in mv[:nm]] == _moves_trying_each_column(st, rel, params)
                 dst = mv[:nm] >> osol.DST_SHIFT
                 onto += sum(int(d) < osol.DST_CELL and st[osol.O_LEN + int(d)] > 0 for d in dst)
@@ -186,7 +186,7 @@ def test_moves_onto_cards_with_wrap_and_past_a_whole_suit():
         padded[:osol.STATE_SIZE] = st
         for params in (srules.params(), osol.sweep_params(srules)):
             mv = np.zeros(2048, np.int64)
-            nm = osol._gen_moves(padded, rel, params, mv)
+            nm = osol.gen_moves(padded, rel, params, mv)
             moves = [int(m) for m in mv[:nm]]
             assert moves == _moves_trying_each_column(padded, rel, params)
             found += (1 | (1 << osol.POS_SHIFT) | (0 << osol.DST_SHIFT)) in moves  # 4H onto 5H (wrap)
@@ -269,9 +269,9 @@ def _frame(root: np.ndarray, rel: np.ndarray, srules: osol.SolverRules) -> tuple
     """The sweep's root (closed under safe moves) and its records' frame."""
     ref = np.zeros(osol.STATE_WORDS * 8, np.uint8)
     ref[:osol.STATE_SIZE] = root[:osol.STATE_SIZE]
-    osol._closure(ref, rel, srules.params(), np.zeros(0, np.int64), 0)
+    osol.play_safe_moves(ref, rel, srules.params(), np.zeros(0, np.int64), 0)
     frame = np.zeros(osol.FRAME_SIZE, np.int64)
-    assert osol._sweep_frame(ref, rel, srules.params(), frame) <= 2
+    assert osol.sweep_frame(ref, rel, srules.params(), frame) <= 2
     return ref, frame
 
 
@@ -280,12 +280,12 @@ def _sweep_round_trip(st: np.ndarray, ref: np.ndarray, frame: np.ndarray, srules
     words = int(frame[osol.F_WORDS])
     params = srules.params()
     enc = np.zeros(osol.REC_BYTES, np.uint8)
-    osol._encode_frame(st, ref, frame, params, enc.view(np.uint64), np.zeros(osol.ORDER_SCRATCH, np.int64))
+    osol.encode_frame(st, ref, frame, params, enc.view(np.uint64), np.zeros(osol.ORDER_SCRATCH, np.int64))
     back = np.zeros(osol.STATE_WORDS * 8, np.uint8)
-    osol._decode_frame(enc.view(np.uint64)[:words].copy(), ref, frame, params, back)
+    osol.decode_frame(enc.view(np.uint64)[:words].copy(), ref, frame, params, back)
     assert _canonical(back, srules) == _canonical(st, srules)
     again = np.zeros(osol.REC_BYTES, np.uint8)
-    osol._encode_frame(back, ref, frame, params, again.view(np.uint64), np.zeros(osol.ORDER_SCRATCH, np.int64))
+    osol.encode_frame(back, ref, frame, params, again.view(np.uint64), np.zeros(osol.ORDER_SCRATCH, np.int64))
     assert bytes(again[:8 * words]) == bytes(enc[:8 * words])
     return bytes(enc[:8 * words])
 
@@ -393,7 +393,7 @@ def test_the_second_order_grows_its_heap_as_the_budget_arrays_would(monkeypatch)
     """The second order's heap (started here after 100 positions) grows with the records when the budget's arrays
     are refused, through the leaf kernel's NEED_ROOM answer (engine/leaf.py): the same verdict, expansions and
     line as with the arrays reserved."""
-    monkeypatch.setattr(osol, "SECOND_AT", 100)
+    monkeypatch.setattr(osol.solver, "SECOND_AT", 100)
     rules = _srules("freecell", {"cells": 2, "max_nodes": 10_000})
     decks = seeded_deals(DECK_52, 99, 228, 3)  # 230 is unknown: it fills the budget, then every search runs
     reserved = [osol.solve_deal(d, rules, osol.Workspace()) for d in decks]
@@ -409,9 +409,9 @@ def test_reserving_the_budget_touches_no_memory():
     address space) raises the peak resident memory of a fresh process by less than 64 MiB.  In a child process,
     so that this process's own peak does not hide it."""
     code = (
-        "import resource; from engine import open_solitaire as osol\n"
+        "import resource; from engine.search.workspace import Workspace\n"
         "r0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
-        "ws = osol.Workspace(); ws.reserve(40_000_000)\n"
+        "ws = Workspace(); ws.reserve(40_000_000)\n"
         "assert ws.recs.shape[0] == 40_000_000 and ws.heap2.shape[0] == 40_000_000\n"
         "print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - r0) // 1024)\n"
     )

@@ -12,10 +12,10 @@ import random
 import numpy as np
 import pytest
 
-from engine import open_solitaire as osol
+import open_solver as osol
 from engine.cards import DECK_52
 from engine.deals import microsoft_deal, seeded_deals
-from engine.leaf import leaf_kernel
+from engine.search.leaf import leaf_kernel
 from engine.outcomes import UNKNOWN, UNSOLVABLE, WON
 from engine.registry import get_game
 from engine.rules import RuleError
@@ -32,8 +32,8 @@ def test_leaf_kernels_run_without_the_runtime():
     refuses to compile one that does), and the solver's hot kernels are leaves."""
     with pytest.raises(Exception, match="nopython"):
         leaf_kernel(_makes_an_array)(3)
-    hot = (osol._closure, osol._gen_moves, osol._decode, osol._decode_frame, osol._prepare_children, osol._store_children,
-           osol._dfs_run, osol._sweep_store)
+    hot = (osol.play_safe_moves, osol.gen_moves, osol.decode_position, osol.decode_frame, osol.prepare_children, osol.store_children,
+           osol.depth_first_run, osol.sweep_store)
     assert all(f.targetoptions.get("_nrt") is False for f in hot)
 
 
@@ -57,7 +57,7 @@ def test_slices_change_nothing(game, cells, monkeypatch):
     assert sliced.max_seconds == 3600 and plain.max_seconds == 0
     ws = osol.Workspace()
     whole = [osol.solve_deal(d, plain, ws) for d in decks]
-    monkeypatch.setattr(osol, "SLICE_NODES", 10)
+    monkeypatch.setattr(osol.solver, "SLICE_NODES", 10)
     parts = [osol.solve_deal(d, sliced, ws) for d in decks]
     assert all(_same(a, b) for a, b in zip(whole, parts))
     assert max(s.nodes for s in whole) > 100  # several slices were really taken
@@ -67,7 +67,7 @@ def test_slices_change_nothing(game, cells, monkeypatch):
 def test_unsolvable_verdict_survives_slicing(monkeypatch):
     """Microsoft deal 1 with one cell is unsolvable (the exhaustive search in tests/test_open_solitaire.py)."""
     rules = _srules("freecell", cells=1, max_seconds=3600)
-    monkeypatch.setattr(osol, "SLICE_NODES", 7)
+    monkeypatch.setattr(osol.solver, "SLICE_NODES", 7)
     sol = osol.solve_deal(microsoft_deal(1), rules)
     assert sol.outcome == UNSOLVABLE and sol.nodes == osol.solve_deal(microsoft_deal(1), _srules("freecell", cells=1)).nodes
 
@@ -77,7 +77,7 @@ def test_max_seconds_answers_unknown(monkeypatch):
     exact search in 300 s; docs/solvitaire_table.md).  With max_seconds 1 the answer is unknown, at the end of the
     first slice past one CPU second.  (Deal 220, used here before, is won in 367,190 expansions, 0.96 s since the
     kernels run without reference counts: engine/leaf.py.)"""
-    monkeypatch.setattr(osol, "SLICE_NODES", 2000)
+    monkeypatch.setattr(osol.solver, "SLICE_NODES", 2000)
     rules = _srules("freecell", cells=2, max_nodes=50_000_000, max_seconds=1)
     sol = osol.solve_deal(seeded_deals(DECK_52, 99, 230, 1)[0], rules)
     assert sol.outcome == UNKNOWN
@@ -116,7 +116,7 @@ def test_two_orders_keep_the_verdicts_of_the_plain_exhaustive_search(monkeypatch
     and the skipped pops lose no position."""
     import test_open_solitaire as base  # pytest puts tests/ on the path
 
-    monkeypatch.setattr(osol, "SECOND_AT", 2)
+    monkeypatch.setattr(osol.solver, "SECOND_AT", 2)
     base.test_solver_verdicts_match_a_plain_exhaustive_search_on_small_positions()
 
 
@@ -128,7 +128,7 @@ def test_depth_first_order_alone_keeps_the_verdicts_of_the_plain_exhaustive_sear
     the same exhaustiveness as the first search's."""
     import test_open_solitaire as base
 
-    monkeypatch.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_DEPTH_FIRST, single_cards),))
+    monkeypatch.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_DEPTH_FIRST, single_cards),))
     base.test_solver_verdicts_match_a_plain_exhaustive_search_on_small_positions()
 
 
@@ -138,17 +138,17 @@ def test_probes_keep_the_verdicts_of_the_plain_exhaustive_search(monkeypatch):
     equals the plain exhaustive search's, wins replayed."""
     import test_open_solitaire as base
 
-    monkeypatch.setattr(osol, "PROBE_AT", 3)
-    monkeypatch.setattr(osol, "PROBE_NODES", 8)
+    monkeypatch.setattr(osol.solver, "PROBE_AT", 3)
+    monkeypatch.setattr(osol.solver, "PROBE_NODES", 8)
     decided = {"probe": 0, "guide": 0}
-    real = osol._advance
+    real = osol.advance_search
 
     def advance(rel, params, ws, ctl, stop):
         real(rel, params, ws, ctl, stop)
         if ctl[osol.C_ORDER] == osol.ORDER_DEPTH_FIRST and stop == 8:
             decided["probe" if ctl[osol.C_OUTCOME] in (WON, UNSOLVABLE) else "guide"] += 1
 
-    monkeypatch.setattr(osol, "_advance", advance)
+    monkeypatch.setattr(osol.solver, "advance_search", advance)
     base.test_solver_verdicts_match_a_plain_exhaustive_search_on_small_positions()
     assert decided["probe"] >= 5 and decided["guide"] >= 5, decided  # 14 and 8 as written
 
@@ -164,10 +164,10 @@ def test_the_probe_wins_a_deal_the_guide_leaves_unknown(monkeypatch):
     rules = dataclasses.replace(_srules("freecell", cells=3), max_nodes=300_000)
     both = osol.solve_deal(deal, rules)
     assert both.outcome == WON and osol.STREAM_AT < both.nodes <= osol.STREAM_AT + osol.STREAM_NODES
-    monkeypatch.setattr(osol, "STREAM_AT", 0)
+    monkeypatch.setattr(osol.solver, "STREAM_AT", 0)
     with monkeypatch.context() as m:
-        m.setattr(osol, "PROBE_AT", 0)
-        m.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_GUIDE, False),))
+        m.setattr(osol.solver, "PROBE_AT", 0)
+        m.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_GUIDE, False),))
         assert osol.solve_deal(deal, rules).outcome == UNKNOWN
     probed = osol.solve_deal(deal, rules)
     assert probed.outcome == WON and osol.PROBE_AT < probed.nodes <= osol.PROBE_AT + osol.PROBE_NODES
@@ -184,15 +184,15 @@ def test_the_retry_decides_a_deal_the_guide_left_unknown(monkeypatch):
 
     deal = seeded_deals(DECK_52, 99, 128, 1)[0]
     rules = dataclasses.replace(_srules("freecell", cells=2), max_nodes=20_000)
-    monkeypatch.setattr(osol, "STREAM_AT", 0)  # the streamlined search, probe and search, left out
-    monkeypatch.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_GUIDE, False), (osol.ORDER_DEPTH_FIRST, True)))
+    monkeypatch.setattr(osol.solver, "STREAM_AT", 0)  # the streamlined search, probe and search, left out
+    monkeypatch.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_GUIDE, False), (osol.ORDER_DEPTH_FIRST, True)))
     both = osol.solve_deal(deal, rules)
-    default = osol.SEARCH_ORDERS
-    monkeypatch.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_GUIDE, False),))
+    default = osol.solver.SEARCH_ORDERS
+    monkeypatch.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_GUIDE, False),))
     guide = osol.solve_deal(deal, rules)
     assert guide.outcome == UNKNOWN and both.outcome == WON and both.nodes > guide.nodes
     g = get_game("freecell")
-    monkeypatch.setattr(osol, "SEARCH_ORDERS", default)
+    monkeypatch.setattr(osol.solver, "SEARCH_ORDERS", default)
     row = g.play_one(deal, g.rules(overrides={"cells": 2, "max_nodes": 20_000}), True).row
     assert row["outcome"] == "won" and row["solution"] and row["nodes"] == both.nodes
 
@@ -205,18 +205,18 @@ def test_the_long_guide_is_the_guide_with_more_room(monkeypatch):
     kept the first guide's atoms (not fresh) would search in another order."""
     import dataclasses
 
-    monkeypatch.setattr(osol, "STREAM_AT", 0)  # no probes: the guide's own expansions only
-    monkeypatch.setattr(osol, "PROBE_AT", 0)
-    monkeypatch.setattr(osol, "SECOND_AT", 2_000)
+    monkeypatch.setattr(osol.solver, "STREAM_AT", 0)  # no probes: the guide's own expansions only
+    monkeypatch.setattr(osol.solver, "PROBE_AT", 0)
+    monkeypatch.setattr(osol.solver, "SECOND_AT", 2_000)
     rules = dataclasses.replace(_srules("freecell", cells=2), max_nodes=20_000)
     decks = seeded_deals(DECK_52, 99, 0, 53)
     for index, verdict in ((27, WON), (52, UNSOLVABLE)):
         with monkeypatch.context() as m:
-            m.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_GUIDE, False),))
+            m.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_GUIDE, False),))
             short = osol.solve_deal(decks[index], rules)
             roomy = osol.solve_deal(decks[index], dataclasses.replace(rules, max_nodes=20_000 * osol.GUIDE_ROOM))
         assert short.outcome == UNKNOWN and roomy.outcome == verdict, index
-        monkeypatch.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_GUIDE, False), (osol.ORDER_LONG_GUIDE, False)))
+        monkeypatch.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_GUIDE, False), (osol.ORDER_LONG_GUIDE, False)))
         both = osol.solve_deal(decks[index], rules)
         assert (both.outcome, both.nodes) == (verdict, short.nodes + roomy.nodes), index
         if verdict == WON:
@@ -229,14 +229,14 @@ def test_second_order_really_takes_turns(monkeypatch):
     """With the second order from the start, the expansions differ from the guide alone on a real deal (else
     the test above would prove nothing about it), and the verdict does not."""
     rules1 = _srules("freecell", cells=1)  # Microsoft deal 1 with one cell is unsolvable
-    monkeypatch.setattr(osol, "SECOND_AT", 0)
+    monkeypatch.setattr(osol.solver, "SECOND_AT", 0)
     one = osol.solve_deal(microsoft_deal(1), rules1)
-    monkeypatch.setattr(osol, "SECOND_AT", 2)
+    monkeypatch.setattr(osol.solver, "SECOND_AT", 2)
     two = osol.solve_deal(microsoft_deal(1), rules1)
     assert one.outcome == two.outcome == UNSOLVABLE and one.nodes == two.nodes  # exhaustive: the same positions
     rules = _srules("freecell", cells=2)
     won_one = osol.solve_deal(seeded_deals(DECK_52, 99, 0, 1)[0], rules)
-    monkeypatch.setattr(osol, "SECOND_AT", 0)
+    monkeypatch.setattr(osol.solver, "SECOND_AT", 0)
     won_zero = osol.solve_deal(seeded_deals(DECK_52, 99, 0, 1)[0], rules)
     assert won_one.outcome == won_zero.outcome == WON and won_one.nodes != won_zero.nodes
 
@@ -248,14 +248,14 @@ def test_novelty_marks_atoms_per_count_of_cards_up():
     seen = np.zeros((53, osol.N_ATOMS), dtype=np.uint16)
     first, _ = osol.make_position([[10, 11, 12], [20, 21]], [30], [0, 0, 0, 0], 0)
     moved, _ = osol.make_position([[10, 11], [20, 21, 12]], [30], [0, 0, 0, 0], 0)  # 12 now lies on 21
-    assert osol._novel(first, 0, params, seen, 1) == 1
-    assert osol._novel(first, 0, params, seen, 1) == 0  # every atom now seen
+    assert osol.is_novel(first, 0, params, seen, 1) == 1
+    assert osol.is_novel(first, 0, params, seen, 1) == 0  # every atom now seen
     assert int(np.count_nonzero(seen == 1)) == 6  # 5 (card, under) pairs and one card in a cell
-    assert osol._novel(moved, 0, params, seen, 1) == 1 and osol._novel(moved, 0, params, seen, 1) == 0
-    assert osol._novel(first, 0, params, seen, 2) == 1  # the next deal's stamp: nothing seen yet
+    assert osol.is_novel(moved, 0, params, seen, 1) == 1 and osol.is_novel(moved, 0, params, seen, 1) == 0
+    assert osol.is_novel(first, 0, params, seen, 2) == 1  # the next deal's stamp: nothing seen yet
     up, _ = osol.make_position([[10, 11, 12], [20, 21]], [30], [1, 0, 0, 0], 0)  # one card more up
-    assert osol._foundation_total(up) == osol._foundation_total(first) + 1 == 1
-    assert osol._novel(up, 1, params, seen, 2) == 1
+    assert osol.foundation_total(up) == osol.foundation_total(first) + 1 == 1
+    assert osol.is_novel(up, 1, params, seen, 2) == 1
 
 
 def _replays(game: str, over: dict, deal, codes) -> bool:
@@ -274,7 +274,7 @@ def test_depth_first_lines_are_cut_short(monkeypatch):
     deal = seeded_deals(DECK_52, 99, 220, 1)[0]
     rules = _srules("freecell", cells=3)
     cut = osol.solve_deal(deal, rules)
-    monkeypatch.setattr(osol, "_shortcut", lambda start, rel, params, codes: codes)
+    monkeypatch.setattr(osol.solver, "shortcut_line", lambda start, rel, params, codes: codes)
     raw = osol.solve_deal(deal, rules)
     assert raw.outcome == cut.outcome == WON and raw.nodes == cut.nodes
     assert len(cut.codes) < len(raw.codes) / 2
@@ -300,16 +300,16 @@ def test_detours_put_into_a_line_are_cut_out(game, over):
         for k, code in enumerate(sol.codes):
             if k % 10 == 5:
                 cols, cells, _ = osol.position_columns(ps, sr)
-                built = [c for c in cols if len(c) >= 2 and osol._accepts(c[-1], c[-2], rel, params)]
+                built = [c for c in cols if len(c) >= 2 and osol.accepts(c[-1], c[-2], rel, params)]
                 if len(cells) < sr.cells and built:  # a built card to a cell and back onto the card it left
                     col = built[int(rng.integers(len(built)))]
                     line += [col[-1] * 64 + osol.TO_CELL, col[-1] * 64 + col[-2]]
                     detoured += 1
             line.append(int(code))
-            assert osol._apply_code(ps, int(code), params)
+            assert osol.apply_code(ps, int(code), params)
         line = np.array(line, dtype=np.int64)
         assert _replays(game, over, deal, line)
-        cut = osol._shortcut(st, rel, params, line)
+        cut = osol.shortcut_line(st, rel, params, line)
         assert len(cut) <= len(sol.codes)
         assert _replays(game, over, deal, cut)
     assert detoured >= 5
@@ -322,15 +322,15 @@ def test_the_sweep_alone_keeps_the_verdicts_of_the_plain_exhaustive_search(monke
     that can still be met, so its verdicts are the plain search's."""
     import test_open_solitaire as base
 
-    monkeypatch.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, single_cards),))
+    monkeypatch.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, single_cards),))
     base.test_solver_verdicts_match_a_plain_exhaustive_search_on_small_positions()
 
 
 def _guide_alone(monkeypatch, deal, rules):
     with monkeypatch.context() as m:
-        m.setattr(osol, "PROBE_AT", 0)
-        m.setattr(osol, "STREAM_AT", 0)
-        m.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_GUIDE, False),))
+        m.setattr(osol.solver, "PROBE_AT", 0)
+        m.setattr(osol.solver, "STREAM_AT", 0)
+        m.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_GUIDE, False),))
         return osol.solve_deal(deal, rules)
 
 
@@ -341,8 +341,8 @@ def test_the_sweep_proves_a_deal_unsolvable_in_half_the_table(monkeypatch):
     unsolvable."""
     import dataclasses
 
-    monkeypatch.setattr(osol, "SWEEP_LIVE", 1)
-    monkeypatch.setattr(osol, "LINE_ROOM", 2)
+    monkeypatch.setattr(osol.sweep, "SWEEP_LIVE", 1)
+    monkeypatch.setattr(osol.solver, "LINE_ROOM", 2)
     deal = seeded_deals(DECK_52, 99, 16, 1)[0]
     full = _guide_alone(monkeypatch, deal, _srules("freecell", cells=1))
     assert full.outcome == UNSOLVABLE
@@ -350,9 +350,9 @@ def test_the_sweep_proves_a_deal_unsolvable_in_half_the_table(monkeypatch):
     guide_half = _guide_alone(monkeypatch, deal, half)
     assert guide_half.outcome == UNKNOWN
     with monkeypatch.context() as m:
-        m.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, True),))
+        m.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, True),))
         alone = osol.solve_deal(deal, half)
-        m.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, False),))
+        m.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, False),))
         with_runs = osol.solve_deal(deal, half)
     assert alone.outcome == with_runs.outcome == UNSOLVABLE and alone.nodes == with_runs.nodes == full.nodes
     every = osol.solve_deal(deal, half)  # the default searches: guide, streamlined, line search (unknown), sweep
@@ -362,13 +362,13 @@ def test_the_sweep_proves_a_deal_unsolvable_in_half_the_table(monkeypatch):
     # and an eighth (3,228) too few, and it expands every position once, as the guide does; keeping each layer
     # whole until it is done, it needs 3,792 (5,006 when its layers went by cards up first): a seventh is too few.
     # All of this in memory: with no waiting position written out to disk (the test below writes them out)
-    monkeypatch.setattr(osol, "SWEEP_TOTAL", 100)
-    monkeypatch.setattr(osol, "SWEEP_SPILL_ROOM", 0)
+    monkeypatch.setattr(osol.solver, "SWEEP_TOTAL", 100)
+    monkeypatch.setattr(osol.solver, "SWEEP_SPILL_ROOM", 0)
     with monkeypatch.context() as m:
-        m.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, True),))
+        m.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, True),))
         seventh = osol.solve_deal(deal, dataclasses.replace(half, max_nodes=full.nodes // 7))
         eighth = osol.solve_deal(deal, dataclasses.replace(half, max_nodes=full.nodes // 8))
-        m.setattr(osol, "_frontier", lambda rules: False)
+        m.setattr(osol.solver, "frees_levels", lambda rules: False)
         whole_layers = osol.solve_deal(deal, dataclasses.replace(half, max_nodes=full.nodes // 7))
     assert seventh.outcome == UNSOLVABLE and seventh.nodes == full.nodes and eighth.outcome == UNKNOWN
     assert whole_layers.outcome == UNKNOWN
@@ -386,10 +386,10 @@ def test_the_sweep_freeing_levels_expands_each_position_once(monkeypatch, game, 
     unsolvable deals), each once (the room it saves: the test above)."""
     deal = seeded_deals(DECK_52, 99, deal_no, 1)[0]
     rules = _srules(game, **over)
-    assert osol._frontier(rules)
+    assert osol.frees_levels(rules)
     full = _guide_alone(monkeypatch, deal, rules)
     assert full.outcome == UNSOLVABLE and full.nodes == reachable
-    monkeypatch.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, True),))
+    monkeypatch.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, True),))
     swept = osol.solve_deal(deal, rules)
     assert swept.outcome == UNSOLVABLE and swept.nodes == reachable
 
@@ -397,28 +397,28 @@ def test_the_sweep_freeing_levels_expands_each_position_once(monkeypatch, game, 
 def test_the_sweep_frees_levels_only_where_every_move_in_a_layer_undoes():
     """Kings-only or no spaces (a lone card that leaves its column cannot come back), a reserve and worrying
     back keep each layer whole: there a freed position could be met again."""
-    assert osol._frontier(_srules("freecell")) and osol._frontier(_srules("bakers_game", cells=2))
-    assert not osol._frontier(_srules("freecell", empty_column="kings"))
-    assert not osol._frontier(_srules("freecell", empty_column="none"))
-    assert not osol._frontier(_srules("penguin"))  # only the beak's predecessor may fill a space
+    assert osol.frees_levels(_srules("freecell")) and osol.frees_levels(_srules("bakers_game", cells=2))
+    assert not osol.frees_levels(_srules("freecell", empty_column="kings"))
+    assert not osol.frees_levels(_srules("freecell", empty_column="none"))
+    assert not osol.frees_levels(_srules("penguin"))  # only the beak's predecessor may fill a space
     for game in ("eight_off", "seahaven_towers", "king_albert"):
         g = get_game(game)
         mod = __import__(f"engine.games.{game}", fromlist=["SOLVER"])
-        assert not osol._frontier(mod.SOLVER.solver_rules(g.rules()))
+        assert not osol.frees_levels(mod.SOLVER.solver_rules(g.rules()))
     g = get_game("king_albert")
     mod = __import__("engine.games.king_albert", fromlist=["SOLVER"])
     ka_any = mod.SOLVER.solver_rules(g.rules(overrides={"worrying_back": False}))
-    assert ka_any.reserve and not osol._frontier(ka_any)
+    assert ka_any.reserve and not osol.frees_levels(ka_any)
 
 
 def test_the_big_searches_table_fills_to_four_fifths_from_big_table():
     """The line search's and the sweep's table doubles when half full below BIG_TABLE slots, and from there on only
     when four fifths full (so the sweep's SWEEP_LIVE x 10^7 live positions fit in 2^26 slots, 512 MiB)."""
     small, big = 1 << 20, osol.BIG_TABLE
-    assert not osol._big_table_full(small // 2 - 1, small) and osol._big_table_full(small // 2, small)
-    assert not osol._big_table_full(big // 2, big) and not osol._big_table_full(4 * big // 5 - 1, big)
-    assert osol._big_table_full(4 * big // 5, big)
-    assert not osol._big_table_full(osol.sweep_room(10_000_000) - 1, big)
+    assert not osol.big_table_full(small // 2 - 1, small) and osol.big_table_full(small // 2, small)
+    assert not osol.big_table_full(big // 2, big) and not osol.big_table_full(4 * big // 5 - 1, big)
+    assert osol.big_table_full(4 * big // 5, big)
+    assert not osol.big_table_full(osol.sweep_room(10_000_000) - 1, big)
 
 
 def test_the_sweep_in_slices_and_its_total_budget(monkeypatch):
@@ -427,14 +427,14 @@ def test_the_sweep_in_slices_and_its_total_budget(monkeypatch):
     import dataclasses
 
     deal = seeded_deals(DECK_52, 99, 16, 1)[0]
-    monkeypatch.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, True),))
-    monkeypatch.setattr(osol, "SWEEP_LIVE", 1)
+    monkeypatch.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, True),))
+    monkeypatch.setattr(osol.sweep, "SWEEP_LIVE", 1)
     rules = dataclasses.replace(_srules("freecell", cells=1), max_nodes=13_000)
     whole = osol.solve_deal(deal, rules)
-    monkeypatch.setattr(osol, "SLICE_NODES", 7)
+    monkeypatch.setattr(osol.solver, "SLICE_NODES", 7)
     sliced = osol.solve_deal(deal, dataclasses.replace(rules, max_seconds=3600))
     assert _same(whole, sliced) and whole.outcome == UNSOLVABLE
-    monkeypatch.setattr(osol, "SWEEP_TOTAL", 1)  # 13,000 in all: the deal needs 25,831
+    monkeypatch.setattr(osol.solver, "SWEEP_TOTAL", 1)  # 13,000 in all: the deal needs 25,831
     assert osol.solve_deal(deal, dataclasses.replace(rules, max_seconds=3600)).outcome == UNKNOWN
 
 
@@ -443,7 +443,7 @@ def test_the_sweeps_links_go_to_a_file_and_its_wins_keep_their_line(monkeypatch)
     file each time it fills.  Penguin, seed 1 deal 0, which the sweep wins in 238,632 expansions: with a buffer of
     5,000 links (written out every 904) it is won with the same line as with every link in memory, read back
     through the file, and the checker replays it (play_one checks every win); the file is gone after the deal."""
-    monkeypatch.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, True),))
+    monkeypatch.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, True),))
     g = get_game("penguin")
     deal = seeded_deals(DECK_52, 1, 0, 1)[0]
     whole = g.play_one(deal, g.rules(), False).row
@@ -456,7 +456,7 @@ def test_the_sweeps_links_go_to_a_file_and_its_wins_keep_their_line(monkeypatch)
         files.append(ws.sweep_file)
 
     monkeypatch.setattr(osol.Workspace, "spill", counted)
-    monkeypatch.setattr(osol, "SWEEP_LINK_BUFFER", 5_000)
+    monkeypatch.setattr(osol.workspace, "SWEEP_LINK_BUFFER", 5_000)
     spilled = g.play_one(deal, g.rules(), False).row
     assert whole["outcome"] == spilled["outcome"] == "won" and whole["nodes"] == spilled["nodes"] > 200_000
     assert spilled["solution"] == whole["solution"]
@@ -466,7 +466,7 @@ def test_the_sweeps_links_go_to_a_file_and_its_wins_keep_their_line(monkeypatch)
 def test_the_sweep_wins_and_its_line_replays(monkeypatch):
     """A deal the sweep wins alone (Penguin, seed 1 deal 0, in 238,632 expansions): its line goes through the
     checker like any other (play_one replays every win)."""
-    monkeypatch.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, True),))
+    monkeypatch.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, True),))
     g = get_game("penguin")
     row = g.play_one(seeded_deals(DECK_52, 1, 0, 1)[0], g.rules(), True).row
     assert row["outcome"] == "won" and row["solution"] and row["nodes"] > 50_000
@@ -475,7 +475,7 @@ def test_the_sweep_wins_and_its_line_replays(monkeypatch):
 def test_the_index_heap_pops_in_key_then_index_order():
     """The sweep's heap (engine/heap.py): indices come out by (key, index), with many equal keys, whatever the
     order of the pushes and pops interleaved; a key is read only while its index waits."""
-    from engine.heap import index_heap_pop, index_heap_push
+    from engine.search.heap import index_heap_pop, index_heap_push
 
     rng = np.random.default_rng(7)
     keys = rng.integers(0, 20, size=3000).astype(np.int64)
@@ -509,9 +509,9 @@ def test_the_depth_first_kernel_without_streamliners_keeps_the_verdicts_of_the_p
     verdict (unsolvable), not an unknown."""
     import test_open_solitaire as base
 
-    monkeypatch.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_STREAMLINED, single_cards),))
-    monkeypatch.setattr(osol, "STREAMLINERS", (0, 0))
-    monkeypatch.setattr(osol, "STREAMLINED_SHARE", 1)
+    monkeypatch.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_STREAMLINED, single_cards),))
+    monkeypatch.setattr(osol.solver, "STREAMLINERS", (0, 0))
+    monkeypatch.setattr(osol.solver, "STREAMLINED_SHARE", 1)
     base.test_solver_verdicts_match_a_plain_exhaustive_search_on_small_positions()
 
 
@@ -522,8 +522,8 @@ def test_the_line_search_keeps_the_verdicts_of_the_plain_exhaustive_search(monke
     every rule combination's verdicts are those of the plain exhaustive search, wins replayed."""
     import test_open_solitaire as base
 
-    monkeypatch.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_LINE, single_cards),))
-    monkeypatch.setattr(osol, "LINE_ROOM", 1)
+    monkeypatch.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_LINE, single_cards),))
+    monkeypatch.setattr(osol.solver, "LINE_ROOM", 1)
     base.test_solver_verdicts_match_a_plain_exhaustive_search_on_small_positions()
     # FreeCell's own kind of position (alternating colours, a cell or two, more cards left), where cards go
     # through the cells and back, as the left-out moves would have them
@@ -546,8 +546,8 @@ def test_a_game_sets_the_line_searchs_own_room(monkeypatch):
     room (set to 2 here)."""
     from dataclasses import replace
 
-    monkeypatch.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_LINE, True),))
-    monkeypatch.setattr(osol, "LINE_ROOM", 2)
+    monkeypatch.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_LINE, True),))
+    monkeypatch.setattr(osol.solver, "LINE_ROOM", 2)
     decks = seeded_deals(DECK_52, 99, 0, 6)
     for deal, verdict, nodes, max_nodes in ((decks[0], UNSOLVABLE, 75_174, 16_000), (decks[5], WON, 4_838, 1_000)):
         whole = osol.solve_deal(deal, _srules("freecell", cells=1))
@@ -574,12 +574,12 @@ def test_the_memory_given_back_before_the_last_searches_changes_no_verdict():
 def test_the_line_search_in_slices_ends_as_one_run(monkeypatch):
     """Paused every 7 expansions (max_seconds set, far away), the line search alone ends as one run straight
     through (its decoded position is not carried between slices: it is decoded again from the line)."""
-    monkeypatch.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_LINE, True),))
+    monkeypatch.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_LINE, True),))
     decks = seeded_deals(DECK_52, 99, 0, 4)
     plain, sliced = _srules("freecell", cells=1), _srules("freecell", cells=1, max_seconds=3600)
     ws = osol.Workspace()
     whole = [osol.solve_deal(d, plain, ws) for d in decks]
-    monkeypatch.setattr(osol, "SLICE_NODES", 7)
+    monkeypatch.setattr(osol.solver, "SLICE_NODES", 7)
     parts = [osol.solve_deal(d, sliced, ws) for d in decks]
     assert all(_same(a, b) for a, b in zip(whole, parts))
     assert {s.outcome for s in whole} == {WON, UNSOLVABLE} and max(s.nodes for s in whole) > 1000
@@ -595,8 +595,8 @@ def test_the_streamlined_search_wins_only_won_positions_and_never_says_unsolvabl
     import test_open_solitaire as base
     from engine.reference import open_solitaire as ref
 
-    monkeypatch.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_STREAMLINED, True),))
-    monkeypatch.setattr(osol, "STREAMLINED_SHARE", 1)
+    monkeypatch.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_STREAMLINED, True),))
+    monkeypatch.setattr(osol.solver, "STREAMLINED_SHARE", 1)
     rng = random.Random(20261202)
     seen = {"won": 0, "missed": 0, "lost": 0}
     while sum(seen.values()) < 150:
@@ -633,9 +633,9 @@ def test_colour_and_rank_keys_merge_positions_that_differ_by_suits_of_one_colour
         padded[:osol.STATE_SIZE] = st
         enc, red = np.zeros(osol.REC_BYTES, np.uint8), np.zeros(osol.STATE_WORDS * 8, np.uint8)
         if by_colour:
-            osol._by_colour(padded, params, red)
+            osol.by_colour(padded, params, red)
             padded = red
-        osol._encode(padded, params, enc.view(np.uint64), np.zeros(osol.MAXCOLS, np.int64))
+        osol.encode_position(padded, params, enc.view(np.uint64), np.zeros(osol.MAXCOLS, np.int64))
         return bytes(enc)
 
     assert key(pc("5H"), pc("5D"), True) == key(pc("5D"), pc("5H"), True)
@@ -652,21 +652,21 @@ def test_the_streamlined_search_wins_a_deal_every_other_search_leaves_unknown(mo
 
     deal = seeded_deals(DECK_52, 99, 2572, 1)[0]
     rules = dataclasses.replace(_srules("freecell", cells=2), max_nodes=20_000)
-    monkeypatch.setattr(osol, "STREAMLINED_SHARE", 1)
-    monkeypatch.setattr(osol, "STREAM_AT", 0)  # not as a probe (the default would win it there)
+    monkeypatch.setattr(osol.solver, "STREAMLINED_SHARE", 1)
+    monkeypatch.setattr(osol.solver, "STREAM_AT", 0)  # not as a probe (the default would win it there)
     with monkeypatch.context() as m:
-        m.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_GUIDE, False), (osol.ORDER_DEPTH_FIRST, True),
+        m.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_GUIDE, False), (osol.ORDER_DEPTH_FIRST, True),
                                           (osol.ORDER_DEPTH_FIRST, False), (osol.ORDER_SWEEP, True)))
         assert osol.solve_deal(deal, rules).outcome == UNKNOWN
-        m.setattr(osol, "SEARCH_ORDERS", osol.SEARCH_ORDERS[:1])
+        m.setattr(osol.solver, "SEARCH_ORDERS", osol.SEARCH_ORDERS[:1])
         guide = osol.solve_deal(deal, rules)
     every = osol.solve_deal(deal, rules)
-    monkeypatch.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_STREAMLINED, True),))
+    monkeypatch.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_STREAMLINED, True),))
     alone = osol.solve_deal(deal, rules)
     # the default order: the guide (unknown), then the streamlined search, which wins
     assert guide.outcome == UNKNOWN and every.outcome == alone.outcome == WON
     assert 10_000 < alone.nodes < 20_000 and every.nodes == guide.nodes + alone.nodes
-    monkeypatch.setattr(osol, "SLICE_NODES", 7)
+    monkeypatch.setattr(osol.solver, "SLICE_NODES", 7)
     assert _same(alone, osol.solve_deal(deal, dataclasses.replace(rules, max_seconds=3600)))
     g = get_game("freecell")
     row = g.play_one(deal, g.rules(overrides={"cells": 2, "max_nodes": 20_000}), True).row
@@ -684,11 +684,11 @@ def test_the_colour_search_wins_a_deal_that_needs_a_card_kept_down(monkeypatch):
 
     deal = seeded_deals(DECK_52, 99, 8313, 1)[0]
     rules = dataclasses.replace(_srules("freecell", cells=1), max_nodes=300_000)
-    monkeypatch.setattr(osol, "STREAM_AT", 0)  # not as a probe
+    monkeypatch.setattr(osol.solver, "STREAM_AT", 0)  # not as a probe
     alone = {}
     for order in (osol.ORDER_GUIDE, osol.ORDER_STREAMLINED, osol.ORDER_COLOURS):
         with monkeypatch.context() as m:
-            m.setattr(osol, "SEARCH_ORDERS", ((order, order != osol.ORDER_GUIDE),))
+            m.setattr(osol.solver, "SEARCH_ORDERS", ((order, order != osol.ORDER_GUIDE),))
             alone[order] = osol.solve_deal(deal, rules)
     assert alone[osol.ORDER_GUIDE].outcome == alone[osol.ORDER_STREAMLINED].outcome == UNKNOWN
     assert alone[osol.ORDER_COLOURS].outcome == WON and alone[osol.ORDER_COLOURS].nodes == 133_101
@@ -696,11 +696,11 @@ def test_the_colour_search_wins_a_deal_that_needs_a_card_kept_down(monkeypatch):
     assert osol.SEARCH_ORDERS[:3] == ((osol.ORDER_GUIDE, False), (osol.ORDER_STREAMLINED, True),
                                       (osol.ORDER_COLOURS, True))
     assert every.outcome == WON and every.nodes == sum(r.nodes for r in alone.values())
-    monkeypatch.setattr(osol, "SLICE_NODES", 997)
+    monkeypatch.setattr(osol.solver, "SLICE_NODES", 997)
     assert _same(every, osol.solve_deal(deal, dataclasses.replace(rules, max_seconds=3600)))
     g = get_game("freecell")
     row = g.play_one(deal, g.rules(overrides={"cells": 1, "max_nodes": 300_000}), False).row
     assert row["outcome"] == "won" and row["solution"] and row["nodes"] == every.nodes
-    monkeypatch.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_COLOURS, True),))
+    monkeypatch.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_COLOURS, True),))
     in_suit = osol.solve_deal(seeded_deals(DECK_52, 99, 0, 1)[0], _srules("bakers_game", cells=4))
     assert (in_suit.outcome, in_suit.nodes) == (UNKNOWN, 0)

@@ -7,7 +7,7 @@ import tempfile
 import numpy as np
 import pytest
 
-from engine.packed_rows import PackedRows, PackedWriter
+from engine.search.packed_rows import PackedRows, PackedWriter
 
 
 @pytest.mark.parametrize("n", [0, 1, 6, 7, 8, 50, 1_000])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from engine import position_table as pt
+from engine.search import position_table as pt
 
 
 @nb.njit(cache=True)

@@ -7,12 +7,12 @@ import dataclasses
 import numpy as np
 import pytest
 
-from engine import open_solitaire as osol
+import open_solver as osol
 from engine.cards import DECK_52
 from engine.deals import seeded_deals
 from engine.outcomes import UNKNOWN, UNSOLVABLE
 from engine.registry import get_game
-from engine.sweep_runs import NONE_WAITING, WaitingRuns
+from engine.search.sweep_runs import NONE_WAITING, WaitingRuns
 from test_open_solitaire_search import _srules
 
 
@@ -96,15 +96,15 @@ def test_the_sweep_with_runs_expands_each_position_once(monkeypatch, game, over,
     deal unknown."""
     deal = seeded_deals(DECK_52, 99, deal_no, 1)[0]
     rules = dataclasses.replace(_srules(game, **over), max_nodes=reachable)
-    monkeypatch.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, True),))
-    monkeypatch.setattr(osol, "SWEEP_TOTAL", 100)
-    monkeypatch.setattr(osol, "SWEEP_LIVE", live)
-    monkeypatch.setattr(osol, "SWEEP_SPILL_ROOM", 100)  # more than one expansion's children here
+    monkeypatch.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, True),))
+    monkeypatch.setattr(osol.solver, "SWEEP_TOTAL", 100)
+    monkeypatch.setattr(osol.sweep, "SWEEP_LIVE", live)
+    monkeypatch.setattr(osol.solver, "SWEEP_SPILL_ROOM", 100)  # more than one expansion's children here
     made = _spills(monkeypatch)
     swept = osol.solve_deal(deal, rules)
     assert swept.outcome == UNSOLVABLE and swept.nodes == reachable
     assert len(made) >= 3 and made[-1] > osol.sweep_room(reachable)  # more went out than the room holds
-    monkeypatch.setattr(osol, "SWEEP_SPILL_ROOM", 0)
+    monkeypatch.setattr(osol.solver, "SWEEP_SPILL_ROOM", 0)
     assert osol.solve_deal(deal, rules).outcome == UNKNOWN
 
 
@@ -114,9 +114,9 @@ def test_a_win_through_the_runs_replays_and_the_runs_are_gone(monkeypatch):
     back many times, and it is won in the same expansions, its line read back through the links of positions
     that came back from disk and replayed by the checker (play_one checks every win); the runs' files are
     closed at the deal's end."""
-    monkeypatch.setattr(osol, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, True),))
-    monkeypatch.setattr(osol, "SWEEP_LIVE", 0.1)
-    monkeypatch.setattr(osol, "SWEEP_SPILL_ROOM", 100)
+    monkeypatch.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, True),))
+    monkeypatch.setattr(osol.sweep, "SWEEP_LIVE", 0.1)
+    monkeypatch.setattr(osol.solver, "SWEEP_SPILL_ROOM", 100)
     made = _spills(monkeypatch)
     runs_seen = []
     close = osol.Workspace.close_spill
@@ -137,7 +137,7 @@ def test_a_win_through_the_runs_replays_and_the_runs_are_gone(monkeypatch):
 @pytest.mark.parametrize("n, distinct", [(0, 1), (1, 1), (17, 3), (2_000, 5), (50_000, 40_000)])
 def test_pairs_sort_in_place_by_key_then_index(n, distinct):
     """The runs' and the rebuilt heap's order (engine/heap.py, sort_pairs): numpy's lexsort's, many ties or few."""
-    from engine.heap import SORT_STACK, sort_pairs
+    from engine.search.heap import SORT_STACK, sort_pairs
 
     rng = np.random.default_rng(n)
     keys = rng.integers(0, distinct, size=n).astype(np.int64) << 52

@@ -107,7 +107,7 @@ import numpy as np
 from engine.cards import DECK_52
 from engine.deals import batch_of_deals, read_only_uint8
 from engine.outcomes import BLOCKED, OUTCOMES, UNKNOWN, UNSOLVABLE, WON, SolverError
-from engine.position_table import words_hash
+from engine.search.position_table import words_hash
 from engine.reference import aces_up as reference
 from engine.registry import Column, GameSpec, PlayResult, new_columns, uses_solver
 from engine.rules import RuleError, switch

@@ -120,7 +120,7 @@ import time
 import numba as nb
 import numpy as np
 
-from engine import position_table as pt
+from engine.search import position_table as pt
 from engine.cards import DECK_AMAZONS, format_card
 from engine.deals import batch_of_deals, read_only_uint8
 from engine.outcomes import BLOCKED, CAPPED, CYCLE, OUTCOMES, UNKNOWN, UNSOLVABLE, WON, SolverError

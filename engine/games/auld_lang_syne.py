@@ -7,7 +7,7 @@ readings, the greedy kernel and the free-play solver); the readable rules are in
 
 from __future__ import annotations
 
-from engine.four_piles import make_game
+from engine.games.four_piles import make_game
 
 GAME = make_game(
     name="auld_lang_syne",

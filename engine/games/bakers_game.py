@@ -8,18 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.open_solitaire import (
-    BUILD_SUIT,
-    EMPTY_CODES,
-    LAYOUT_IN_TURN,
-    MAX_NODES_DOC,
-    DISK_POSITIONS_DOC,
-    DISK_POSITIONS_HI,
-    MAX_SECONDS_DOC,
-    MAX_SECONDS_HI,
-    OpenGame,
-    SolverRules,
+from engine.games.open_family import (
+    DISK_POSITIONS_DOC, DISK_POSITIONS_HI, EMPTY_CODES, MAX_NODES_DOC, MAX_SECONDS_DOC, MAX_SECONDS_HI, OpenGame,
 )
+from engine.search.positions import BUILD_SUIT, LAYOUT_IN_TURN
+from engine.search.solver import SolverRules
 from engine.reference import open_solitaire as reference
 from engine.rules import switch
 

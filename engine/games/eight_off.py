@@ -20,17 +20,11 @@ from dataclasses import dataclass
 from functools import partial
 
 from engine.games.bakers_game import MAX_NODES_HI
-from engine.open_solitaire import (
-    BUILD_SUIT,
-    EMPTY_CODES,
-    LAYOUT_IN_TURN,
-    DISK_POSITIONS_DOC,
-    DISK_POSITIONS_HI,
-    MAX_SECONDS_DOC,
-    MAX_SECONDS_HI,
-    OpenGame,
-    SolverRules,
+from engine.games.open_family import (
+    DISK_POSITIONS_DOC, DISK_POSITIONS_HI, EMPTY_CODES, MAX_SECONDS_DOC, MAX_SECONDS_HI, OpenGame,
 )
+from engine.search.positions import BUILD_SUIT, LAYOUT_IN_TURN
+from engine.search.solver import SolverRules
 from engine.reference import open_solitaire as reference
 from engine.rules import RuleError, switch
 

@@ -10,7 +10,9 @@ from dataclasses import dataclass
 
 from engine.games import bakers_game
 from engine.games.bakers_game import BakersGameRules
-from engine.open_solitaire import BUILD_ALTERNATE, OpenGame, SolverRules
+from engine.games.open_family import OpenGame
+from engine.search.positions import BUILD_ALTERNATE
+from engine.search.solver import SolverRules
 from engine.reference import open_solitaire as reference
 
 

@@ -24,25 +24,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine import open_solitaire
-from engine.open_solitaire import (
-    BUILD_ALTERNATE,
-    EMPTY_CODES,
-    LAYOUT_IN_TURN,
-    DISK_POSITIONS_DOC,
-    DISK_POSITIONS_HI,
-    MAX_SECONDS_DOC,
-    MAX_SECONDS_HI,
-    P_W,
-    SOLVER_COLUMNS,
-    OpenGame,
-    Solution,
-    SolverRules,
-    Workspace,
-    make_position,
-    max_nodes_doc,
-    solve_state,
+from engine.games import open_family
+from engine.games.open_family import (
+    DISK_POSITIONS_DOC, DISK_POSITIONS_HI, EMPTY_CODES, MAX_SECONDS_DOC, MAX_SECONDS_HI, OpenGame, SOLVER_COLUMNS, max_nodes_doc,
 )
+from engine.search.positions import BUILD_ALTERNATE, LAYOUT_IN_TURN, P_W, make_position
+from engine.search.solver import Solution, SolverRules, solve_state
+from engine.search.workspace import Workspace
 from engine.reference import king_albert as reference
 from engine.registry import Column
 from engine.rules import switch
@@ -161,7 +149,7 @@ def reference_moves(layout: reference.Layout, rrules: reference.Rules, codes: np
 
     Locating is all this does; legality is judged afterwards by the reference.
     """
-    return open_solitaire.reference_moves(layout, rrules, codes, reference)
+    return open_family.reference_moves(layout, rrules, codes, reference)
 
 
 class KingAlbertGame(OpenGame):

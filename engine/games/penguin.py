@@ -11,19 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.open_solitaire import (
-    BUILD_SUIT,
-    EMPTY_ANY,
-    EMPTY_NONE,
-    EMPTY_TOP_RANK,
-    LAYOUT_PENGUIN,
-    DISK_POSITIONS_DOC,
-    DISK_POSITIONS_HI,
-    MAX_SECONDS_DOC,
-    MAX_SECONDS_HI,
-    OpenGame,
-    SolverRules,
-)
+from engine.games.open_family import DISK_POSITIONS_DOC, DISK_POSITIONS_HI, MAX_SECONDS_DOC, MAX_SECONDS_HI, OpenGame
+from engine.search.positions import BUILD_SUIT, EMPTY_ANY, EMPTY_NONE, EMPTY_TOP_RANK, LAYOUT_PENGUIN
+from engine.search.solver import SolverRules
 from engine.reference import open_solitaire as reference
 from engine.rules import switch
 

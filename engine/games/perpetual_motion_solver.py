@@ -113,8 +113,8 @@ from collections.abc import Callable
 import numba as nb
 import numpy as np
 
-from engine import position_table as ptab
-from engine.heap import heap_pop, heap_push
+from engine.search import position_table as ptab
+from engine.search.heap import heap_pop, heap_push
 from engine.outcomes import UNKNOWN, UNSOLVABLE, WON
 
 KEY_WORDS = 4  # a stock: 64 nibbles (rank + 1), zero past its end

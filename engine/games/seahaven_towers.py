@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from engine.games.bakers_game import MAX_NODES_HI
 from engine.games.eight_off import EMPTY_DOC, PREFILLED_DOC, SEQUENCE_DOC, check_prefilled, dealt_cells_game
-from engine.open_solitaire import DISK_POSITIONS_DOC, DISK_POSITIONS_HI, MAX_SECONDS_DOC, MAX_SECONDS_HI
+from engine.games.open_family import DISK_POSITIONS_DOC, DISK_POSITIONS_HI, MAX_SECONDS_DOC, MAX_SECONDS_HI
 from engine.rules import switch
 
 COLUMNS = 10

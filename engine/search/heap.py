@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numba as nb
 
-from engine.leaf import leaf_kernel
+from engine.search.leaf import leaf_kernel
 
 
 @leaf_kernel

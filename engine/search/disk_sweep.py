@@ -77,10 +77,16 @@ from typing import IO, TypeVar
 import numba as nb
 import numpy as np
 
-from engine import open_solitaire as osol
+from engine.search.encoding import FRAME_SIZE, F_WORDS, ORDER_SCRATCH, decode_frame, encode_record, sweep_frame
+from engine.search.expansion import KID_CHUNK, expansion_buffers, prepare_children
+from engine.search.lines import replay_line
+from engine.search.moves import gen_moves
+from engine.search.positions import O_FND, P_WORRY, REC_WORDS, STATE_SIZE, STATE_WORDS, foundation_total
+from engine.search.safe_moves import play_safe_moves
+from engine.search.sweep import sweep_layer
 from engine.outcomes import UNKNOWN, UNSOLVABLE, WON
-from engine.packed_rows import BLOCK_ROWS, PackedFileError, PackedRows, PackedWriter
-from engine.position_table import words_hash
+from engine.search.packed_rows import BLOCK_ROWS, PackedFileError, PackedRows, PackedWriter
+from engine.search.position_table import words_hash
 
 T, R = TypeVar("T"), TypeVar("R")
 NBUCKETS = 256  # a record's bucket: the top 8 bits of its hash (the slots below use the low bits)
@@ -470,11 +476,11 @@ def _layer_after(blocked, code, st, masks, params):
     played back from a foundation was not blocked, nor is any card in a cell.  The cards up are read off the
     foundations' heights (``masks``: :func:`up_masks`); the kept cards up as ``_sweep_layer`` counts them."""
     blocked &= ~(np.int64(1) << (code >> np.int64(6)))
-    f0, f1 = np.int64(st[osol.O_FND]), np.int64(st[osol.O_FND + 1])
-    f2, f3 = np.int64(st[osol.O_FND + 2]), np.int64(st[osol.O_FND + 3])
+    f0, f1 = np.int64(st[O_FND]), np.int64(st[O_FND + 1])
+    f2, f3 = np.int64(st[O_FND + 2]), np.int64(st[O_FND + 3])
     blocked &= ~(masks[0, f0] | masks[1, f1] | masks[2, f2] | masks[3, f3])
     up = f0 + f1 + f2 + f3
-    if params[osol.P_WORRY] != 0:
+    if params[P_WORRY] != 0:
         m = min(min(f0, f1), min(f2, f3))
         up = min(f0, m + 1) + min(f1, m + 1) + min(f2, m + 1) + min(f3, m + 1)
     return ((up + 52 - _popcount(blocked)) << np.int64(52)) | (np.int64(LAYER_CARDS) ^ blocked)
@@ -489,21 +495,21 @@ def _expand(recs, i0, first_id, ref, frame, rel, params, layer, masks, same, up)
     ``layer``: never, by the sweep's claim).  Every record is in ``layer``, whose low bits say which cards are
     not blocked: each child's key is found from them (:func:`_layer_after`)."""
     blocked = np.int64(LAYER_CARDS) ^ (layer & np.int64(LAYER_CARDS))
-    empty_out, mv, order, cur, kids, encs, codes, kinds, hashes = osol._expansion_buffers()
+    empty_out, mv, order, cur, kids, encs, codes, kinds, hashes = expansion_buffers()
     table = np.zeros(1, dtype=np.uint64)
-    nw = frame[osol.F_WORDS]
+    nw = frame[F_WORDS]
     ns = nu = 0
     best = 0
     i = i0
     while i < recs.shape[0]:
         if ns + mv.shape[0] > same.shape[0] or nu + mv.shape[0] > up.shape[0]:
             break
-        osol._decode_frame(recs[i], ref, frame, params, cur)
-        nm = osol._gen_moves(cur, rel, params, mv)
+        decode_frame(recs[i], ref, frame, params, cur)
+        nm = gen_moves(cur, rel, params, mv)
         link = np.uint64(first_id + i) << np.uint64(CODE_BITS)
-        for q0 in range(0, nm, osol.KID_CHUNK):
-            q1 = min(nm, q0 + osol.KID_CHUNK)
-            f, won, _ = osol._prepare_children(cur, mv, q0, q1, kids, encs, hashes, codes, kinds, False, rel,
+        for q0 in range(0, nm, KID_CHUNK):
+            q1 = min(nm, q0 + KID_CHUNK)
+            f, won, _ = prepare_children(cur, mv, q0, q1, kids, encs, hashes, codes, kinds, False, rel,
                                                 params, order, table, empty_out, ref, frame)
             best = max(best, f)
             if won >= 0:
@@ -731,7 +737,7 @@ class CheckpointError(ValueError):
 def _identity(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier: bool) -> str:
     """What a checkpoint is of: the deal's position, its ranks and the sweep's rules (a digest)."""
     h = hashlib.sha256()
-    for a in (start[:osol.STATE_SIZE], rel, params):
+    for a in (start[:STATE_SIZE], rel, params):
         h.update(np.ascontiguousarray(a).tobytes())
     h.update(b"frontier" if frontier else b"layers")
     return h.hexdigest()
@@ -943,17 +949,17 @@ def _sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier: boo
            ) -> DiskSweepResult:
     """:func:`disk_sweep`, its files made by ``files`` (a checkpoint's when ``files.directory`` is set)."""
     checkpoint = files.directory
-    root = np.zeros(osol.STATE_WORDS * 8, dtype=np.uint8)
-    root[:osol.STATE_SIZE] = start[:osol.STATE_SIZE]
-    osol._closure(root, rel, params, np.zeros(0, dtype=np.int64), 0)
-    if osol._foundation_total(root) == 52:
+    root = np.zeros(STATE_WORDS * 8, dtype=np.uint8)
+    root[:STATE_SIZE] = start[:STATE_SIZE]
+    play_safe_moves(root, rel, params, np.zeros(0, dtype=np.int64), 0)
+    if foundation_total(root) == 52:
         return DiskSweepResult(WON, 0, 1, 52, np.zeros(0, dtype=np.int64), 0, 1)
-    frame = np.zeros(osol.FRAME_SIZE, dtype=np.int64)
-    if osol._sweep_frame(root, rel, params, frame) > 2 or frame[osol.F_WORDS] > osol.REC_WORDS:
+    frame = np.zeros(FRAME_SIZE, dtype=np.int64)
+    if sweep_frame(root, rel, params, frame) > 2 or frame[F_WORDS] > REC_WORDS:
         raise AssertionError("the sweep's record cannot hold these rules' positions")
-    nw = int(frame[osol.F_WORDS])
-    enc = np.zeros(osol.REC_WORDS, dtype=np.uint64)
-    hv = osol._encode_record(root, params, enc, np.zeros(osol.ORDER_SCRATCH, dtype=np.int64), root, frame)
+    nw = int(frame[F_WORDS])
+    enc = np.zeros(REC_WORDS, dtype=np.uint64)
+    hv = encode_record(root, params, enc, np.zeros(ORDER_SCRATCH, dtype=np.int64), root, frame)
     masks = up_masks(rel)
     identity = _identity(start, rel, params, frontier)
     levels: list[tuple[_Part, int]] = []  # the layer's levels kept for deduplication: (part, first number)
@@ -968,7 +974,7 @@ def _sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier: boo
         links = _Links(files)
         pending = _Pending(nw + 3, memory_rows, files)
         first = np.zeros((1, nw + 3), dtype=np.uint64)
-        first[0, 0] = osol._sweep_layer(root, rel, params)
+        first[0, 0] = sweep_layer(root, rel, params)
         first[0, 1:nw + 1] = enc[:nw]
         first[0, nw + 1], first[0, nw + 2] = hv, NO_PARENT
         pending.add(first)
@@ -1117,7 +1123,7 @@ def _sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier: boo
                     break
                 path.append(link & ((1 << CODE_BITS) - 1))
                 e = link >> CODE_BITS
-            codes = osol._replay(start, rel, params, np.array(path[::-1], dtype=np.int64))
+            codes = replay_line(start, rel, params, np.array(path[::-1], dtype=np.int64))
         return DiskSweepResult(outcome, nodes, stored, best, codes, written + pending.written, peak_level, paused)
     finally:
         expander.close()
