@@ -10,7 +10,7 @@ value and what is allowed.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,22 +24,29 @@ class Switch:
     """What one switch accepts.
 
     ``choices`` for enumerations; ``lo``/``hi`` for integers, or ``choices`` for an integer switch that allows only
-    a few values (Auld Lang Syne's 4 or 6 piles), so ``patience games`` prints exactly what is allowed.
+    a few values (Auld Lang Syne's 4 or 6 piles), so ``patience games`` prints exactly what is allowed.  A
+    ``text`` switch (an open game's schedule) has a ``check`` that returns the value's canonical text or raises
+    ValueError saying what is wrong, and ``allowed_text`` saying what is allowed.
     """
 
     name: str
     default: Any
     doc: str
-    kind: str  # "choice", "bool" or "int"
+    kind: str  # "choice", "bool", "int" or "text"
     choices: tuple[Any, ...] = ()
     lo: int | None = None
     hi: int | None = None
+    check: Callable[[str], str] | None = None
+    allowed_text: str = ""
+    explain: Callable[[str], list[str]] | None = None  # a text switch's value in lines, for `patience games`
 
     def allowed(self) -> str:
         if self.kind == "bool":
             return "true, false"
         if self.kind == "choice":
             return ", ".join(self.choices)
+        if self.kind == "text":
+            return self.allowed_text
         if self.choices:
             return ", ".join(str(c) for c in self.choices)
         hi = "" if self.hi is None else str(self.hi)
@@ -69,6 +76,13 @@ class Switch:
             if self.choices and value not in self.choices:
                 raise bad
             return value
+        if self.kind == "text":
+            if not isinstance(value, str) or self.check is None:
+                raise bad
+            try:
+                return self.check(value)
+            except ValueError as exc:
+                raise RuleError(f"switch {self.name!r}: value {_show(value)} is not allowed: {exc}") from None
         text = value.strip() if isinstance(value, str) else value
         if text not in self.choices:
             raise bad
@@ -79,9 +93,16 @@ def _show(value: Any) -> str:
     return repr(value) if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else str(value)
 
 
-def switch(default: Any, doc: str, *, choices: tuple[str, ...] = (), lo: int | None = None, hi: int | None = None):
-    """Declare a dataclass field as a rule switch (kind inferred from the default and arguments)."""
-    if isinstance(default, bool):
+def switch(default: Any, doc: str, *, choices: tuple[str, ...] = (), lo: int | None = None, hi: int | None = None,
+           check: Callable[[str], str] | None = None, allowed: str = "",
+           explain: Callable[[str], list[str]] | None = None):
+    """Declare a dataclass field as a rule switch (kind inferred from the default and arguments; ``check`` makes
+    a text switch, whose ``allowed`` says what it takes)."""
+    if check is not None:
+        kind = "text"
+        if check(default) != default:
+            raise ValueError(f"default {default!r} is not in its canonical form {check(default)!r}")
+    elif isinstance(default, bool):
         kind = "bool"
     elif isinstance(default, int):
         kind = "int"
@@ -91,7 +112,8 @@ def switch(default: Any, doc: str, *, choices: tuple[str, ...] = (), lo: int | N
         kind = "choice"
         if default not in choices:
             raise ValueError(f"default {default!r} not among choices {choices}")
-    meta = {"switch": dict(doc=doc, kind=kind, choices=tuple(choices), lo=lo, hi=hi)}
+    meta = {"switch": dict(doc=doc, kind=kind, choices=tuple(choices), lo=lo, hi=hi, check=check, allowed_text=allowed,
+                        explain=explain)}
     return field(default=default, metadata=meta)
 
 

@@ -380,6 +380,8 @@ def games(game: Annotated[Optional[str], typer.Argument(help="show one game in d
     typer.echo("rule switches (name = default; allowed; doc):")
     for s in g.switches().values():
         typer.echo(f"  {s.name} = {_text(s.default)}; allowed: {s.allowed()}; {s.doc}")
+        for line in s.explain(s.default) if s.explain else ():
+            typer.echo(f"    {line}")
     typer.echo("presets:")
     for name, values in g.presets.items():
         typer.echo(f"  {name}: " + (", ".join(f"{k}={_text(v)}" for k, v in values.items()) or "(the defaults)"))

@@ -134,16 +134,16 @@ def _row_rules(row: str):
 
 
 def sweep_section(row: str, indices: list[int], seed: int) -> None:
-    """The sweep alone (engine/open_solitaire.py, "The sweep") on chosen seeded deals of one table row, as the
+    """The sweep alone (docs/solvers.md, "The sweep") on chosen seeded deals of one table row, as the
     README's sweep table was measured: verdict, expansions, CPU seconds and the process's peak memory so far
     after each deal.  Wins go through play_one, so the checker replays them."""
     import resource
 
     from engine.search import solver as open_solver
-    from engine.search.control import ORDER_SWEEP
+    from engine.search.schedule import Step
 
     g, _, rules = _row_rules(row)
-    open_solver.SEARCH_ORDERS = ((ORDER_SWEEP, True),)  # as the default solver makes it
+    open_solver.DEFAULT_SCHEDULE = (Step("sweep"),)  # single cards where runs stand for them, as by default
     print(f"the sweep alone, row {row!r}, seed {seed}", flush=True)
     for index in indices:
         cpu0 = time.process_time()
@@ -296,7 +296,7 @@ def disk_sweep_section(row: str, indices: list[int], seed: int, positions: int, 
 
 
 def sweep_trace(row: str, index: int, seed: int, step: int, room: float = 0.0) -> None:
-    """Where the sweep's room goes (engine/open_solitaire.py, "The sweep"): the sweep alone on one seeded deal
+    """Where the sweep's room goes (docs/solvers.md, "The sweep"): the sweep alone on one seeded deal
     of a table row, at the row's defaults (``room``: SWEEP_LIVE, if given), printing every ``step`` expansions
     its live positions, how many of them wait in the heap for higher layers, the layer's queue by level (d - 1,
     d, d + 1: expanded or not, not yet freed) and the expanded ones not yet freed.  Positions only: no line

@@ -26,8 +26,9 @@ if "NUMBA_CACHE_DIR" not in os.environ:  # before numba is imported (engine/__in
     os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="patience-profile-")
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-MODULES = ("engine.open_solitaire", "engine.search.disk_sweep", "engine.search.packed_rows", "engine.search.heap",
-           "engine.search.position_table", "engine.search.sweep_runs")
+MODULES = tuple(f"engine.search.{m}" for m in (
+    "best_first", "control", "depth_first", "disk_sweep", "encoding", "expansion", "guide", "heap", "lines", "moves",
+    "open_table", "packed_rows", "position_table", "positions", "safe_moves", "solver", "sweep", "sweep_runs"))
 
 
 def compiled_functions() -> list[tuple[int, str]]:

@@ -6,7 +6,7 @@ from engine.games import open_family
 from engine.games.open_family import *  # noqa: F403
 from engine.search import (
     best_first, control, depth_first, encoding, expansion, guide, lines, moves, open_table, positions, safe_moves,
-    solver, sweep, workspace,
+    schedule, solver, sweep, workspace,
 )
 from engine.search.best_first import *  # noqa: F403
 from engine.search.control import *  # noqa: F403
@@ -19,6 +19,7 @@ from engine.search.moves import *  # noqa: F403
 from engine.search.open_table import *  # noqa: F403
 from engine.search.positions import *  # noqa: F403
 from engine.search.safe_moves import *  # noqa: F403
+from engine.search.schedule import *  # noqa: F403
 from engine.search.solver import *  # noqa: F403
 from engine.search.sweep import *  # noqa: F403
 from engine.search.workspace import *  # noqa: F403

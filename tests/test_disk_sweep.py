@@ -61,7 +61,7 @@ def test_each_position_is_expanded_once_in_memory_and_through_files(game, over, 
     small = ds.disk_sweep(st, rel, params, frontier, cap, memory_rows=300, dedup_rows=40)
     assert whole.written == 0 and small.written > 0 and small.peak_level > 40
     if reachable is None:
-        monkeypatch.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, True),))
+        monkeypatch.setattr(osol.solver, "DEFAULT_SCHEDULE", (osol.Step("sweep", single_cards=True),))
         memory = osol.solve_state(st, rel, dataclasses.replace(rules, max_nodes=20_000))  # room for 106,000 live
         assert memory.outcome == UNSOLVABLE and memory.nodes > 10_000
         reachable = memory.nodes
@@ -74,7 +74,7 @@ def test_a_win_comes_with_its_line_and_the_checker_replays_it(monkeypatch):
     sweep on disk in the sweep's own 238,632 expansions (the same layers and levels: tests/test_sweep_runs.py),
     with its parts written out; its line, read back through the links file, is replayed by play_one's checker
     (every win is)."""
-    monkeypatch.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, True),))
+    monkeypatch.setattr(osol.solver, "DEFAULT_SCHEDULE", (osol.Step("sweep", single_cards=True),))
     monkeypatch.setattr(osol.solver, "SWEEP_SPILL_ROOM", 0)
     monkeypatch.setattr(ds, "MEMORY_ROWS", 2_000)
     g = get_game("penguin")
@@ -97,7 +97,7 @@ def test_the_caps_end_it_unknown(monkeypatch):
     assert stopped.outcome == UNKNOWN and stopped.nodes <= ds.PIECE
     calls = []
     monkeypatch.setattr(osol.solver, "_sweep_on_disk", lambda *a: calls.append(a))
-    monkeypatch.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_GUIDE, False),))
+    monkeypatch.setattr(osol.solver, "DEFAULT_SCHEDULE", (osol.Step("guide", single_cards=False),))
     assert osol.solve_state(st, rel, dataclasses.replace(rules, max_nodes=100)).outcome == UNKNOWN and not calls
 
 

@@ -6,7 +6,7 @@
   the checker directly and corrupt a solution to see it refused).
 * Verdicts agree with the reference's plain exhaustive search (no pruning) on small positions in 8 and 10
   columns under every switch combination, and `limited` runs agree with a plain search that moves one card
-  at a time: the proof in engine/open_solitaire.py ("Sequence moves") under test.
+  at a time: the proof in engine/search/ ("Sequence moves") under test.
 * Bad input: more dealt cells than cells is refused (RuleError; exit 2 at the command line).
 """
 

@@ -5,7 +5,7 @@
 * Every `won` is replayed move by move by engine/reference/king_albert.py
   (play_batch does it for every deal; the tests also call the checker).
 * `unsolvable` verdicts, and the safe foundation moves under worrying back
-  (engine/open_solitaire.py, point 3b), are confirmed by the reference's plain
+  (engine/search/, point 3b), are confirmed by the reference's plain
   exhaustive search with no pruning at all, on random positions with few cards
   out under every switch combination.
 """
@@ -293,10 +293,10 @@ def test_solver_verdicts_match_a_plain_exhaustive_search_on_small_positions():
 
 
 def test_the_sweep_alone_agrees_with_the_plain_exhaustive_search(monkeypatch):
-    """The sweep as the only search (engine/open_solitaire.py, "The sweep"), whose layers under worrying back
+    """The sweep as the only search (docs/solvers.md, "The sweep"), whose layers under worrying back
     count only the foundation cards that can never come back: the same cross-check, wins replayed, so no layer
     it forgets is ever met again; and it proves the lost whole deals below lost."""
-    monkeypatch.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, False),))
+    monkeypatch.setattr(osol.solver, "DEFAULT_SCHEDULE", (osol.Step("sweep", single_cards=False),))
     test_solver_verdicts_match_a_plain_exhaustive_search_on_small_positions()
     for preset in ("king_albert", "raglan"):
         rules = _rules(preset)

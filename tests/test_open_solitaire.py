@@ -391,7 +391,7 @@ OPEN_GAMES = ("penguin", "bakers_game", "freecell", "eight_off", "seahaven_tower
 
 @pytest.mark.parametrize("game", OPEN_GAMES)
 def test_the_open_games_play_through_one_shared_surface_that_pickles(game):
-    """Each game configures engine/open_solitaire.py's OpenGame; its module-level functions are the GameSpec's,
+    """Each game configures engine/search/'s OpenGame; its module-level functions are the GameSpec's,
     and they survive plain pickle (Ray ships functions the same way) and play the same afterwards."""
     import importlib
     import pickle

@@ -128,7 +128,7 @@ def test_depth_first_order_alone_keeps_the_verdicts_of_the_plain_exhaustive_sear
     the same exhaustiveness as the first search's."""
     import test_open_solitaire as base
 
-    monkeypatch.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_DEPTH_FIRST, single_cards),))
+    monkeypatch.setattr(osol.solver, "DEFAULT_SCHEDULE", (osol.Step("depth_first", single_cards=single_cards),))
     base.test_solver_verdicts_match_a_plain_exhaustive_search_on_small_positions()
 
 
@@ -167,7 +167,7 @@ def test_the_probe_wins_a_deal_the_guide_leaves_unknown(monkeypatch):
     monkeypatch.setattr(osol.solver, "STREAM_AT", 0)
     with monkeypatch.context() as m:
         m.setattr(osol.solver, "PROBE_AT", 0)
-        m.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_GUIDE, False),))
+        m.setattr(osol.solver, "DEFAULT_SCHEDULE", (osol.Step("guide", single_cards=False),))
         assert osol.solve_deal(deal, rules).outcome == UNKNOWN
     probed = osol.solve_deal(deal, rules)
     assert probed.outcome == WON and osol.PROBE_AT < probed.nodes <= osol.PROBE_AT + osol.PROBE_NODES
@@ -185,21 +185,21 @@ def test_the_retry_decides_a_deal_the_guide_left_unknown(monkeypatch):
     deal = seeded_deals(DECK_52, 99, 128, 1)[0]
     rules = dataclasses.replace(_srules("freecell", cells=2), max_nodes=20_000)
     monkeypatch.setattr(osol.solver, "STREAM_AT", 0)  # the streamlined search, probe and search, left out
-    monkeypatch.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_GUIDE, False), (osol.ORDER_DEPTH_FIRST, True)))
+    monkeypatch.setattr(osol.solver, "DEFAULT_SCHEDULE", (osol.Step("guide", single_cards=False), osol.Step("depth_first", single_cards=True),))
     both = osol.solve_deal(deal, rules)
-    default = osol.solver.SEARCH_ORDERS
-    monkeypatch.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_GUIDE, False),))
+    default = osol.solver.DEFAULT_SCHEDULE
+    monkeypatch.setattr(osol.solver, "DEFAULT_SCHEDULE", (osol.Step("guide", single_cards=False),))
     guide = osol.solve_deal(deal, rules)
     assert guide.outcome == UNKNOWN and both.outcome == WON and both.nodes > guide.nodes
     g = get_game("freecell")
-    monkeypatch.setattr(osol.solver, "SEARCH_ORDERS", default)
+    monkeypatch.setattr(osol.solver, "DEFAULT_SCHEDULE", default)
     row = g.play_one(deal, g.rules(overrides={"cells": 2, "max_nodes": 20_000}), True).row
     assert row["outcome"] == "won" and row["solution"] and row["nodes"] == both.nodes
 
 
 def test_the_long_guide_is_the_guide_with_more_room(monkeypatch):
     """The long guide (module docstring, "The long guide") makes the search the guide would make with
-    GUIDE_ROOM x max_nodes: FreeCell with 2 cells, seed 99, at 20,000 positions, with the second order from 2,000
+    the long guide's room (3) x max_nodes: FreeCell with 2 cells, seed 99, at 20,000 positions, with the second order from 2,000
     on (so its atoms matter): deal 27 is won and deal 52 proved unsolvable by it, in the expansions of the guide
     alone at 60,000, after the guide's own unknown; the win replays through the checker.  A long guide that
     kept the first guide's atoms (not fresh) would search in another order."""
@@ -212,11 +212,11 @@ def test_the_long_guide_is_the_guide_with_more_room(monkeypatch):
     decks = seeded_deals(DECK_52, 99, 0, 53)
     for index, verdict in ((27, WON), (52, UNSOLVABLE)):
         with monkeypatch.context() as m:
-            m.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_GUIDE, False),))
+            m.setattr(osol.solver, "DEFAULT_SCHEDULE", (osol.Step("guide", single_cards=False),))
             short = osol.solve_deal(decks[index], rules)
-            roomy = osol.solve_deal(decks[index], dataclasses.replace(rules, max_nodes=20_000 * osol.GUIDE_ROOM))
+            roomy = osol.solve_deal(decks[index], dataclasses.replace(rules, max_nodes=int(20_000 * osol.SEARCHES["long_guide"].room)))
         assert short.outcome == UNKNOWN and roomy.outcome == verdict, index
-        monkeypatch.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_GUIDE, False), (osol.ORDER_LONG_GUIDE, False)))
+        monkeypatch.setattr(osol.solver, "DEFAULT_SCHEDULE", (osol.Step("guide", single_cards=False), osol.Step("long_guide", single_cards=False),))
         both = osol.solve_deal(decks[index], rules)
         assert (both.outcome, both.nodes) == (verdict, short.nodes + roomy.nodes), index
         if verdict == WON:
@@ -322,7 +322,7 @@ def test_the_sweep_alone_keeps_the_verdicts_of_the_plain_exhaustive_search(monke
     that can still be met, so its verdicts are the plain search's."""
     import test_open_solitaire as base
 
-    monkeypatch.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, single_cards),))
+    monkeypatch.setattr(osol.solver, "DEFAULT_SCHEDULE", (osol.Step("sweep", single_cards=single_cards),))
     base.test_solver_verdicts_match_a_plain_exhaustive_search_on_small_positions()
 
 
@@ -330,7 +330,7 @@ def _guide_alone(monkeypatch, deal, rules):
     with monkeypatch.context() as m:
         m.setattr(osol.solver, "PROBE_AT", 0)
         m.setattr(osol.solver, "STREAM_AT", 0)
-        m.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_GUIDE, False),))
+        m.setattr(osol.solver, "DEFAULT_SCHEDULE", (osol.Step("guide", single_cards=False),))
         return osol.solve_deal(deal, rules)
 
 
@@ -342,7 +342,7 @@ def test_the_sweep_proves_a_deal_unsolvable_in_half_the_table(monkeypatch):
     import dataclasses
 
     monkeypatch.setattr(osol.sweep, "SWEEP_LIVE", 1)
-    monkeypatch.setattr(osol.solver, "LINE_ROOM", 2)
+    monkeypatch.setattr(osol.solver, "DEFAULT_SCHEDULE", tuple(osol.Step(s.search, room=2) if s.search == "line" else s for s in osol.DEFAULT_SCHEDULE))
     deal = seeded_deals(DECK_52, 99, 16, 1)[0]
     full = _guide_alone(monkeypatch, deal, _srules("freecell", cells=1))
     assert full.outcome == UNSOLVABLE
@@ -350,9 +350,9 @@ def test_the_sweep_proves_a_deal_unsolvable_in_half_the_table(monkeypatch):
     guide_half = _guide_alone(monkeypatch, deal, half)
     assert guide_half.outcome == UNKNOWN
     with monkeypatch.context() as m:
-        m.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, True),))
+        m.setattr(osol.solver, "DEFAULT_SCHEDULE", (osol.Step("sweep", single_cards=True),))
         alone = osol.solve_deal(deal, half)
-        m.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, False),))
+        m.setattr(osol.solver, "DEFAULT_SCHEDULE", (osol.Step("sweep", single_cards=False),))
         with_runs = osol.solve_deal(deal, half)
     assert alone.outcome == with_runs.outcome == UNSOLVABLE and alone.nodes == with_runs.nodes == full.nodes
     every = osol.solve_deal(deal, half)  # the default searches: guide, streamlined, line search (unknown), sweep
@@ -365,7 +365,7 @@ def test_the_sweep_proves_a_deal_unsolvable_in_half_the_table(monkeypatch):
     monkeypatch.setattr(osol.solver, "SWEEP_TOTAL", 100)
     monkeypatch.setattr(osol.solver, "SWEEP_SPILL_ROOM", 0)
     with monkeypatch.context() as m:
-        m.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, True),))
+        m.setattr(osol.solver, "DEFAULT_SCHEDULE", (osol.Step("sweep", single_cards=True),))
         seventh = osol.solve_deal(deal, dataclasses.replace(half, max_nodes=full.nodes // 7))
         eighth = osol.solve_deal(deal, dataclasses.replace(half, max_nodes=full.nodes // 8))
         m.setattr(osol.solver, "frees_levels", lambda rules: False)
@@ -381,7 +381,7 @@ def test_the_sweep_proves_a_deal_unsolvable_in_half_the_table(monkeypatch):
 ])
 def test_the_sweep_freeing_levels_expands_each_position_once(monkeypatch, game, over, deal_no, reachable):
     """Where every move within a layer can be undone, the sweep frees each level of a layer once the next is
-    expanded (engine/open_solitaire.py, "The sweep"); the claim is that no freed position is met again, so it
+    expanded (docs/solvers.md, "The sweep"); the claim is that no freed position is met again, so it
     expands exactly the positions the plain exhaustive search reaches (the guide, run to the end; seed 99
     unsolvable deals), each once (the room it saves: the test above)."""
     deal = seeded_deals(DECK_52, 99, deal_no, 1)[0]
@@ -389,7 +389,7 @@ def test_the_sweep_freeing_levels_expands_each_position_once(monkeypatch, game, 
     assert osol.frees_levels(rules)
     full = _guide_alone(monkeypatch, deal, rules)
     assert full.outcome == UNSOLVABLE and full.nodes == reachable
-    monkeypatch.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, True),))
+    monkeypatch.setattr(osol.solver, "DEFAULT_SCHEDULE", (osol.Step("sweep", single_cards=True),))
     swept = osol.solve_deal(deal, rules)
     assert swept.outcome == UNSOLVABLE and swept.nodes == reachable
 
@@ -427,7 +427,7 @@ def test_the_sweep_in_slices_and_its_total_budget(monkeypatch):
     import dataclasses
 
     deal = seeded_deals(DECK_52, 99, 16, 1)[0]
-    monkeypatch.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, True),))
+    monkeypatch.setattr(osol.solver, "DEFAULT_SCHEDULE", (osol.Step("sweep", single_cards=True),))
     monkeypatch.setattr(osol.sweep, "SWEEP_LIVE", 1)
     rules = dataclasses.replace(_srules("freecell", cells=1), max_nodes=13_000)
     whole = osol.solve_deal(deal, rules)
@@ -443,7 +443,7 @@ def test_the_sweeps_links_go_to_a_file_and_its_wins_keep_their_line(monkeypatch)
     file each time it fills.  Penguin, seed 1 deal 0, which the sweep wins in 238,632 expansions: with a buffer of
     5,000 links (written out every 904) it is won with the same line as with every link in memory, read back
     through the file, and the checker replays it (play_one checks every win); the file is gone after the deal."""
-    monkeypatch.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, True),))
+    monkeypatch.setattr(osol.solver, "DEFAULT_SCHEDULE", (osol.Step("sweep", single_cards=True),))
     g = get_game("penguin")
     deal = seeded_deals(DECK_52, 1, 0, 1)[0]
     whole = g.play_one(deal, g.rules(), False).row
@@ -466,7 +466,7 @@ def test_the_sweeps_links_go_to_a_file_and_its_wins_keep_their_line(monkeypatch)
 def test_the_sweep_wins_and_its_line_replays(monkeypatch):
     """A deal the sweep wins alone (Penguin, seed 1 deal 0, in 238,632 expansions): its line goes through the
     checker like any other (play_one replays every win)."""
-    monkeypatch.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, True),))
+    monkeypatch.setattr(osol.solver, "DEFAULT_SCHEDULE", (osol.Step("sweep", single_cards=True),))
     g = get_game("penguin")
     row = g.play_one(seeded_deals(DECK_52, 1, 0, 1)[0], g.rules(), True).row
     assert row["outcome"] == "won" and row["solution"] and row["nodes"] > 50_000
@@ -509,9 +509,8 @@ def test_the_depth_first_kernel_without_streamliners_keeps_the_verdicts_of_the_p
     verdict (unsolvable), not an unknown."""
     import test_open_solitaire as base
 
-    monkeypatch.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_STREAMLINED, single_cards),))
-    monkeypatch.setattr(osol.solver, "STREAMLINERS", (0, 0))
-    monkeypatch.setattr(osol.solver, "STREAMLINED_SHARE", 1)
+    monkeypatch.setattr(osol.solver, "DEFAULT_SCHEDULE", (osol.Step("streamlined", room=1, single_cards=single_cards,
+                                                                       eager=False, suits=False),))
     base.test_solver_verdicts_match_a_plain_exhaustive_search_on_small_positions()
 
 
@@ -522,8 +521,7 @@ def test_the_line_search_keeps_the_verdicts_of_the_plain_exhaustive_search(monke
     every rule combination's verdicts are those of the plain exhaustive search, wins replayed."""
     import test_open_solitaire as base
 
-    monkeypatch.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_LINE, single_cards),))
-    monkeypatch.setattr(osol.solver, "LINE_ROOM", 1)
+    monkeypatch.setattr(osol.solver, "DEFAULT_SCHEDULE", (osol.Step("line", room=1, single_cards=single_cards),))
     base.test_solver_verdicts_match_a_plain_exhaustive_search_on_small_positions()
     # FreeCell's own kind of position (alternating colours, a cell or two, more cards left), where cards go
     # through the cells and back, as the left-out moves would have them
@@ -539,23 +537,27 @@ def test_the_line_search_keeps_the_verdicts_of_the_plain_exhaustive_search(monke
         assert osol.solve_deal(deal, _srules(game, cells=1)).outcome == UNSOLVABLE, game
 
 
-def test_a_game_sets_the_line_searchs_own_room(monkeypatch):
-    """``SolverRules.line_room`` (King Albert's family: 5) gives the line search that many times max_nodes, in
-    place of LINE_ROOM: FreeCell with 1 cell, seed 99 deal 0 is unsolvable in 75,174 line positions and deal 5 won
-    in 4,838, so with max_nodes a fifth of that or more they are decided at room 5 and unknown at the module's
-    room (set to 2 here)."""
+def test_a_schedule_sets_the_line_searchs_room():
+    """A schedule step's room gives its search that many times max_nodes: FreeCell with 1 cell, seed 99 deal 0
+    is unsolvable in 75,174 line positions and deal 5 won in 4,838, so with max_nodes a fifth of that or more
+    they are decided by ``line(room=5)`` and unknown by ``line(room=2)``; the game's schedule switch says the
+    same through play_batch."""
     from dataclasses import replace
 
-    monkeypatch.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_LINE, True),))
-    monkeypatch.setattr(osol.solver, "LINE_ROOM", 2)
     decks = seeded_deals(DECK_52, 99, 0, 6)
+    line = lambda room: (osol.Step("line", room=room, single_cards=True),)  # noqa: E731
+    g = get_game("freecell")
     for deal, verdict, nodes, max_nodes in ((decks[0], UNSOLVABLE, 75_174, 16_000), (decks[5], WON, 4_838, 1_000)):
-        whole = osol.solve_deal(deal, _srules("freecell", cells=1))
+        whole = osol.solve_deal(deal, replace(_srules("freecell", cells=1), schedule=line(2)))
         assert (whole.outcome, whole.nodes) == (verdict, nodes)
-        rules = _srules("freecell", cells=1, max_nodes=max_nodes)
+        rules = replace(_srules("freecell", cells=1, max_nodes=max_nodes), schedule=line(2))
         assert osol.solve_deal(deal, rules).outcome == UNKNOWN
-        roomy = osol.solve_deal(deal, replace(rules, line_room=5))
+        roomy = osol.solve_deal(deal, replace(rules, schedule=line(5)))
         assert (roomy.outcome, roomy.nodes) == (verdict, nodes)
+        for room, outcome in ((2, UNKNOWN), (5, verdict)):
+            out = g.play_batch(deal[None, :], g.rules(overrides={"cells": 1, "max_nodes": max_nodes,
+                                                                 "schedule": f"line(room={room})"}))
+            assert out["outcome"][0] == outcome
 
 
 def test_the_memory_given_back_before_the_last_searches_changes_no_verdict():
@@ -574,7 +576,7 @@ def test_the_memory_given_back_before_the_last_searches_changes_no_verdict():
 def test_the_line_search_in_slices_ends_as_one_run(monkeypatch):
     """Paused every 7 expansions (max_seconds set, far away), the line search alone ends as one run straight
     through (its decoded position is not carried between slices: it is decoded again from the line)."""
-    monkeypatch.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_LINE, True),))
+    monkeypatch.setattr(osol.solver, "DEFAULT_SCHEDULE", (osol.Step("line", single_cards=True),))
     decks = seeded_deals(DECK_52, 99, 0, 4)
     plain, sliced = _srules("freecell", cells=1), _srules("freecell", cells=1, max_seconds=3600)
     ws = osol.Workspace()
@@ -595,8 +597,7 @@ def test_the_streamlined_search_wins_only_won_positions_and_never_says_unsolvabl
     import test_open_solitaire as base
     from engine.reference import open_solitaire as ref
 
-    monkeypatch.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_STREAMLINED, True),))
-    monkeypatch.setattr(osol.solver, "STREAMLINED_SHARE", 1)
+    monkeypatch.setattr(osol.solver, "DEFAULT_SCHEDULE", (osol.Step("streamlined", room=1, single_cards=True),))
     rng = random.Random(20261202)
     seen = {"won": 0, "missed": 0, "lost": 0}
     while sum(seen.values()) < 150:
@@ -652,16 +653,16 @@ def test_the_streamlined_search_wins_a_deal_every_other_search_leaves_unknown(mo
 
     deal = seeded_deals(DECK_52, 99, 2572, 1)[0]
     rules = dataclasses.replace(_srules("freecell", cells=2), max_nodes=20_000)
-    monkeypatch.setattr(osol.solver, "STREAMLINED_SHARE", 1)
+    monkeypatch.setattr(osol.solver, "DEFAULT_SCHEDULE", tuple(osol.Step(s.search, room=1) if s.search == "streamlined" else s for s in osol.DEFAULT_SCHEDULE))
     monkeypatch.setattr(osol.solver, "STREAM_AT", 0)  # not as a probe (the default would win it there)
     with monkeypatch.context() as m:
-        m.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_GUIDE, False), (osol.ORDER_DEPTH_FIRST, True),
-                                          (osol.ORDER_DEPTH_FIRST, False), (osol.ORDER_SWEEP, True)))
+        m.setattr(osol.solver, "DEFAULT_SCHEDULE", tuple(osol.parse_schedule(
+            "guide, depth_first, depth_first(single_cards=false), sweep")))
         assert osol.solve_deal(deal, rules).outcome == UNKNOWN
-        m.setattr(osol.solver, "SEARCH_ORDERS", osol.SEARCH_ORDERS[:1])
+        m.setattr(osol.solver, "DEFAULT_SCHEDULE", osol.solver.DEFAULT_SCHEDULE[:1])
         guide = osol.solve_deal(deal, rules)
     every = osol.solve_deal(deal, rules)
-    monkeypatch.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_STREAMLINED, True),))
+    monkeypatch.setattr(osol.solver, "DEFAULT_SCHEDULE", (osol.Step("streamlined", room=1, single_cards=True),))
     alone = osol.solve_deal(deal, rules)
     # the default order: the guide (unknown), then the streamlined search, which wins
     assert guide.outcome == UNKNOWN and every.outcome == alone.outcome == WON
@@ -686,21 +687,18 @@ def test_the_colour_search_wins_a_deal_that_needs_a_card_kept_down(monkeypatch):
     rules = dataclasses.replace(_srules("freecell", cells=1), max_nodes=300_000)
     monkeypatch.setattr(osol.solver, "STREAM_AT", 0)  # not as a probe
     alone = {}
-    for order in (osol.ORDER_GUIDE, osol.ORDER_STREAMLINED, osol.ORDER_COLOURS):
-        with monkeypatch.context() as m:
-            m.setattr(osol.solver, "SEARCH_ORDERS", ((order, order != osol.ORDER_GUIDE),))
-            alone[order] = osol.solve_deal(deal, rules)
-    assert alone[osol.ORDER_GUIDE].outcome == alone[osol.ORDER_STREAMLINED].outcome == UNKNOWN
-    assert alone[osol.ORDER_COLOURS].outcome == WON and alone[osol.ORDER_COLOURS].nodes == 133_101
+    for name in ("guide", "streamlined", "colours"):
+        alone[name] = osol.solve_deal(deal, dataclasses.replace(rules, schedule=(osol.Step(name),)))
+    assert alone["guide"].outcome == alone["streamlined"].outcome == UNKNOWN
+    assert alone["colours"].outcome == WON and alone["colours"].nodes == 133_101
     every = osol.solve_deal(deal, rules)
-    assert osol.SEARCH_ORDERS[:3] == ((osol.ORDER_GUIDE, False), (osol.ORDER_STREAMLINED, True),
-                                      (osol.ORDER_COLOURS, True))
+    assert [s.search for s in osol.DEFAULT_SCHEDULE[:3]] == ["guide", "streamlined", "colours"]
     assert every.outcome == WON and every.nodes == sum(r.nodes for r in alone.values())
     monkeypatch.setattr(osol.solver, "SLICE_NODES", 997)
     assert _same(every, osol.solve_deal(deal, dataclasses.replace(rules, max_seconds=3600)))
     g = get_game("freecell")
     row = g.play_one(deal, g.rules(overrides={"cells": 1, "max_nodes": 300_000}), False).row
     assert row["outcome"] == "won" and row["solution"] and row["nodes"] == every.nodes
-    monkeypatch.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_COLOURS, True),))
+    monkeypatch.setattr(osol.solver, "DEFAULT_SCHEDULE", (osol.Step("colours", single_cards=True),))
     in_suit = osol.solve_deal(seeded_deals(DECK_52, 99, 0, 1)[0], _srules("bakers_game", cells=4))
     assert (in_suit.outcome, in_suit.nodes) == (UNKNOWN, 0)

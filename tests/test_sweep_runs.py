@@ -1,4 +1,4 @@
-"""The sweep's waiting positions on disk (engine/sweep_runs.py; engine/open_solitaire.py, "The sweep's runs")."""
+"""The sweep's waiting positions on disk (engine/sweep_runs.py; docs/solvers.md, "The sweep's runs")."""
 
 from __future__ import annotations
 
@@ -96,7 +96,7 @@ def test_the_sweep_with_runs_expands_each_position_once(monkeypatch, game, over,
     deal unknown."""
     deal = seeded_deals(DECK_52, 99, deal_no, 1)[0]
     rules = dataclasses.replace(_srules(game, **over), max_nodes=reachable)
-    monkeypatch.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, True),))
+    monkeypatch.setattr(osol.solver, "DEFAULT_SCHEDULE", (osol.Step("sweep", single_cards=True),))
     monkeypatch.setattr(osol.solver, "SWEEP_TOTAL", 100)
     monkeypatch.setattr(osol.sweep, "SWEEP_LIVE", live)
     monkeypatch.setattr(osol.solver, "SWEEP_SPILL_ROOM", 100)  # more than one expansion's children here
@@ -114,7 +114,7 @@ def test_a_win_through_the_runs_replays_and_the_runs_are_gone(monkeypatch):
     back many times, and it is won in the same expansions, its line read back through the links of positions
     that came back from disk and replayed by the checker (play_one checks every win); the runs' files are
     closed at the deal's end."""
-    monkeypatch.setattr(osol.solver, "SEARCH_ORDERS", ((osol.ORDER_SWEEP, True),))
+    monkeypatch.setattr(osol.solver, "DEFAULT_SCHEDULE", (osol.Step("sweep", single_cards=True),))
     monkeypatch.setattr(osol.sweep, "SWEEP_LIVE", 0.1)
     monkeypatch.setattr(osol.solver, "SWEEP_SPILL_ROOM", 100)
     made = _spills(monkeypatch)

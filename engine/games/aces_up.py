@@ -35,59 +35,21 @@ solver to a plain exhaustive search).  The readings, repeated here:
 * ``rounds`` is 1 for every deal (the stock is passed once; every game makes
   all 13 deals); ``cards_left`` the cards not discarded (4 for a win).
 
-The solver (``strategy: solver``) decides free play exactly.  A position is
-the number of cards dealt and the four piles in order, card by card (the
-discards follow from them).  Depth-first search over every legal move --
-discards, fills into every space, lone-card moves where allowed, the deal --
-with a transposition table that stores every position whole (64 bytes, the
-hash only picks the slot), so a collision can never merge two positions:
+The solver (``strategy: solver``) decides free play exactly: a depth-first
+search over every legal move with a transposition table that stores every
+position whole (64 bytes, the hash only picks the slot), so a collision can
+never merge two positions.  What it prunes, each point proven sound in
+docs/solvers.md, "Aces Up's solver" (with what a position is):
 
-1. A position already stored is not searched again.  Its future depends on the
-   position alone, and the search from its first visit explores everything
-   reachable from it (depth-first graph search marks on entry, so positions on
-   the current path count too: a line back to one of them adds nothing the
-   first visit does not explore).  So ``unsolvable`` means no reachable
-   position is won.
-2. ``discards: forced``: after every move, the discards are made at once, P1..P4
-   first, until none is possible, instead of trying every order.  Proof that no
-   line is lost: while a discard is possible only discards are legal, and the
-   closure is unique.  A top card that may go stays so while on top: its
-   witness (a higher top card of its suit) can only leave by being discarded,
-   which needs a still higher top card of the suit, which witnesses it too; no
-   card is covered without a deal.  So every maximal sequence of discards
-   removes the same cards and ends in the same position, and no other move is
-   legal before it ends.  (The plain search in the reference tries every order;
-   the tests check the two agree.)  Under ``fill: immediate`` the closure stops
-   when a fill falls due, and its order, P1..P4 first, is the rule itself.
+1. A position already stored is not searched again.
+2. ``discards: forced``: after every move the discards are made at once, P1..P4
+   first, until none is possible (under ``fill: immediate`` until a fill falls due).
 2b. Safe discards, with ``discards: optional``, ``fill: optional`` and
-   ``move_lone_card: true`` (PySolFC's rules): a top card X that may be
-   discarded, and whose suit has no lower card left on the piles or in the
-   stock, is discarded at once after every move.  Claim: if position S is
-   winnable, so is S' = S less X.  Take a winning line L from S and play L'
-   from S': the same moves with every move of X left out.  Invariant: each
-   pile of L' is the same pile of L with X deleted, so every top card of L'
-   is that of L unless X is the top there.  Then each move of L stays legal
-   in L': a discard of Z != X needs Z and a higher card of its suit on top,
-   and that card is not X (X is higher than no card left of its suit); a
-   fill of Z != X needs Z on top (it is) and an empty target (it is: a pile
-   empty in L is empty in L'); lone-card moves are allowed, so a source left
-   with one card is no obstacle; a deal needs only cards in the stock, the
-   same in both (fill optional, discards optional).  A move of X (a discard
-   or a fill) is left out and the invariant holds.  When L wins (every
-   non-Ace discarded, and under one_ace_per_pile one Ace per pile), L' has
-   won too.  Safe discards commute (each stays safe as others go, as in 2),
-   so the closure is unique; and L' is never longer than L, so by induction
-   on the length of a winning line the search of closed positions finds a
-   win from every winnable one.  (Under fill: compulsory a space X leaves
-   can force a fill that L never made, and without lone-card moves a fill
-   from a pile left with one card is refused, so the rule is not used there.)
-3. A position whose only legal move is the deal is dealt at once and not
-   stored.  Skipping a store never changes a verdict (the table only saves
-   work), and a deal adds four cards dealt, so such a chain is finite and
-   cannot close a cycle.
-4. Nothing else is pruned: there is no bound and no move ordering that drops a
-   move.  Moves are tried discards first, then fills, then the deal, then
-   lone-card moves (an order for finding wins early only).
+   ``move_lone_card: true`` (PySolFC's rules): a top card that may be discarded,
+   and whose suit has no lower card left on the piles or in the stock, is
+   discarded at once after every move.
+3. A position whose only legal move is the deal is dealt at once and not stored.
+4. Nothing else is pruned: no bound, no move ordering that drops a move.
 
 ``won`` comes with a solution (notation in the reference's docstring) that the
 reference replays from the deal before it is reported (SolverError otherwise);
@@ -480,7 +442,7 @@ def _gen_moves(piles, h, pos, n, forced, compulsory, aces_only, lone, immediate,
 @nb.njit(cache=True)
 def _solve(deal, forced, compulsory, aces_only, lone, one_per_pile, immediate, max_nodes, recs, slot_rec, slot_gen, gen,
            P, H, POS, DISC, MOVES, NM, NXT, LP, log):
-    """Depth-first search of free play from the deal (module docstring), on the stack arrays P..log (one
+    """Depth-first search of free play from the deal (docs/solvers.md), on the stack arrays P..log (one
     row per level; ``log`` holds the line's move codes).
 
     Returns (outcome, nodes, most discards reached, the winning line's move codes, tables); outcome -1 when

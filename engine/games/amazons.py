@@ -22,28 +22,10 @@ implementations):
 * ``any_suit``: a foundation takes the next rank of any suit; a free Queen goes
   to the leftmost foundation that takes it, even if its own does too.
 
-Kernel layout: a card is ``suit * 7 + step`` (step: A=0, 7=1, ..., Q=6); a
-column is a row of ``cols[4, 28]`` (bottom first) with its height in ``ch``; a
-foundation is its height ``fh`` and its Ace's suit ``fs``; the stock is
-``stock[0:n]`` read from the front.  ``mask[card]`` has bit q set when that card
-on top of column Cq has a legal play; it is refreshed after every play and every
-change of k, so the scan after a row is one look-up per column, and ``_target``
-(the rule itself) is consulted only for the card that plays.  Right after a row
-only the columns just dealt to can hold a playable top, since nothing was
-playable before the row and no foundation has changed since.
-
-Cycle detection is exact and needs only one stored stock.  The state at the
-start of a pass is (stock card by card, foundations card by card, k).  Cards
-only ever join the foundations and k only grows, so a state can only repeat one
-seen since the last pass that moved a card (or since k last changed).  Between
-such events every pass is the same fixed permutation P of the stock (the deal
-pattern depends only on the stock length and the active columns, the gather on
-nothing else), and P is a bijection: if s_j = s_i with i < j, then applying
-P^-1 i times gives s_(j-i) = s_0.  So the first repeat is always a return to
-s_0, the first state after the last move or k change, and comparing the stock
-card by card with that one saved stock detects the repeat at exactly the pass
-where a full table of all states seen would (the reference keeps that full
-table; the differential test checks the two agree).
+Kernel layout (a card is ``suit * 7 + step``, step A=0, 7=1, ..., Q=6; columns
+``cols[4, 28]`` with heights ``ch``; foundations ``fh`` and ``fs``; ``mask`` of
+playable tops) and the exact cycle detection, which needs only one stored
+stock: docs/solvers.md, "Amazons' solver".
 
 Free play, ``strategy: solver`` (the reading is the same as in the reference):
 after each row dealt, including the last, possibly partial, row of a pass, the
@@ -59,56 +41,18 @@ solution (the least possible) or, when not won, the passes searched;
 ``cards_left`` the fewest cards left in any position the search reached, and
 ``moves`` = 28 - ``cards_left`` (a won game plays all 28 cards).
 
-The search.  A *position* is the start of a pass: the stock in order and the
-foundations.  Breadth-first by passes: level j holds the positions first
-reached after j passes, each stored once in ``engine/position_table.py`` (keys
-stored whole: no collision can merge two positions) with a link to its parent.
-Inside a pass, ``_pass_search`` walks depth-first over every position inside
-the pass (which rows are dealt, which cards went where, the foundations), each
-visited once per pass thanks to an exact memo (two 64-bit words: a 3-bit place
-for each card of the stock, the number dealt, the foundations), and
-enumerates every distinct end of the pass (the gather).
+The search: breadth first by passes from start-of-pass positions (the stock in
+order and the foundations), each stored whole (no collision can merge two), and
+inside a pass depth first (``_pass_search``) with an exact memo.  Duplicates are
+not searched again; every stored position is tested once for a win in its next
+pass (``MODE_WIN_TEST``: a walk stops when a card just dealt can never be played
+before the pass ends, ``_dead``), each level before it is expanded, so the first
+win has the fewest passes; ``MODE_FIND`` rebuilds the winning line, which the
+reference replays.  The four points and their proofs: docs/solvers.md,
+"Amazons' solver".
 
-1. Duplicates.  A position's future depends only on the position, so a
-   position already stored (at this or any earlier level) is not expanded
-   again, and a position inside a pass reached a second way is not walked
-   again.  Foundations are keyed by their heights and, under ``same_suit``,
-   the suit of each started and incomplete one: that is all the rules read (a
-   complete or empty foundation takes no card by suit, and under ``any_suit``
-   only heights matter), so positions with the same key have the same futures.
-2. The one-pass win test (``MODE_WIN_TEST``).  Every stored position is tested
-   once for a win in its next pass by the same walk with one pruning: a walk
-   stops when a card just dealt can never be played before the pass ends
-   (``_dead``).  Such a card stays in a column, and a pass that leaves a card
-   in a column is not won.  A non-Ace card (other than a Queen under
-   ``queen_any_column``) on column Cq can only go to Fq; it never can when Fq
-   is already past its rank or complete, when (``same_suit``) Fq holds another
-   suit or its suit is started on another foundation, or when a lower card of
-   its suit lies beneath it in Cq (that card must reach Fq first, and only
-   the card on top leaves a column).  So the test answers exactly "does some
-   line win in this pass".
-3. Minimum passes.  Each level's positions are tested (pass j + 1) before the
-   level is expanded, and a child is tested as soon as it is stored; the first
-   winning test ends the search.  By induction every position reachable in j
-   passes is stored at some level <= j, so when a child at level j + 1 wins
-   in pass j + 2, every position at levels <= j has been tested without a win:
-   no line wins in j + 1 passes or fewer, and ``rounds_optimal`` is proven.
-   The level being expanded is taken fullest foundations first (only the
-   order changes, never what is searched), so the winning child tends to come
-   early.  ``unsolvable`` when a level adds no new position: every line of
-   play then only revisits stored positions, all tested.  (A full expansion
-   that finds a win the test missed would be a bug: SolverError.)
-4. The line.  The parent links give the start of every pass of the winning
-   line; ``MODE_FIND`` walks each pass again to find plays leading to the next
-   stored position, and the winning pass's plays come from its test.  The text
-   (notation in the reference's docstring) is replayed by the reference before
-   the result is returned (SolverError if refused).
-
-Memory: a stored position costs its key (24 bytes) in ``recs``, a parent link
-(8 bytes) and at most four slots of 8 bytes (the table is kept at most half
-full), arrays that grow by doubling: at the default ``max_nodes`` of 10 million,
-recs 2^24 x 24 B = 403 MB, parents 134 MB, slots 2^25 x 8 B = 268 MB, about
-0.8 GB, and under 1.3 GB while the largest array doubles: under 2 GiB.
+Memory: under 2 GiB at the default ``max_nodes`` of 10 million (the figures:
+docs/solvers.md, "Amazons' solver").
 """
 
 from __future__ import annotations

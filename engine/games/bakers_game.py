@@ -1,4 +1,4 @@
-"""Baker's Game: FreeCell's ancestor, built down in suit; solved exactly by ``engine/open_solitaire.py``.
+"""Baker's Game: FreeCell's ancestor, built down in suit; solved exactly by ``engine/search/``.
 
 The rules are spelled out in ``engine/reference/open_solitaire.py``.  Deals may
 also be given by Microsoft's FreeCell numbering (the same eight-column deal).
@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.games.open_family import (
+    schedule_switch, solver_schedule, 
     DISK_POSITIONS_DOC, DISK_POSITIONS_HI, EMPTY_CODES, MAX_NODES_DOC, MAX_SECONDS_DOC, MAX_SECONDS_HI, OpenGame,
 )
 from engine.search.positions import BUILD_SUIT, LAYOUT_IN_TURN
@@ -16,7 +17,7 @@ from engine.search.solver import SolverRules
 from engine.reference import open_solitaire as reference
 from engine.rules import switch
 
-MAX_NODES_HI = 100_000_000  # about 60 to 90 bytes of memory per stored position (engine/open_solitaire.py, point 1)
+MAX_NODES_HI = 100_000_000  # about 60 to 90 bytes of memory per stored position (docs/solvers.md, "Sound pruning, and why", point 1)
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,7 @@ class BakersGameRules:
     max_nodes: int = switch(10_000_000, MAX_NODES_DOC, lo=1, hi=MAX_NODES_HI)
     max_seconds: int = switch(0, MAX_SECONDS_DOC, lo=0, hi=MAX_SECONDS_HI)
     disk_positions: int = switch(0, DISK_POSITIONS_DOC, lo=0, hi=DISK_POSITIONS_HI)
+    schedule: str = schedule_switch()
 
 
 PRESETS: dict[str, dict] = {"standard": {}}
@@ -44,7 +46,8 @@ PRESETS: dict[str, dict] = {"standard": {}}
 def solver_rules(rules: BakersGameRules, build: int = BUILD_SUIT) -> SolverRules:
     return SolverRules(LAYOUT_IN_TURN, build, rules.cells, False, rules.sequence_move == "unlimited",
                        EMPTY_CODES[rules.empty_column], int(rules.max_nodes), columns=rules.columns,
-                       max_seconds=float(rules.max_seconds), disk_positions=int(rules.disk_positions))
+                       max_seconds=float(rules.max_seconds), disk_positions=int(rules.disk_positions),
+                       schedule=solver_schedule(rules.schedule))
 
 
 def reference_rules(rules: BakersGameRules, build: str = "suit") -> reference.Rules:

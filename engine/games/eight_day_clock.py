@@ -6,7 +6,8 @@ deals per call, and must agree with the oracle deal by deal
 (``tests/test_eight_day_clock.py`` holds it to that on every combination of the
 switches).  The game has no choices, so it has no solver and no ``strategy``.
 
-The readings (the same in both implementations):
+The readings (the same in both implementations; the reasons behind some of
+them: docs/solvers.md, "Eight Day Clock"):
 
 * The deal: card i of the deal (0-based) goes to pile P(i mod 13 + 1), four
   rounds of thirteen, so pile Ph holds, bottom to top, cards h-1, h+12, h+25,
@@ -31,52 +32,30 @@ The readings (the same in both implementations):
   (an empty pile does not), else under the next open pile after it (under
   ``fill``, open or empty); if no pile can take it, it stays in hand and the
   clock is full again (another discard).  Then ``after_discard``:
-  ``placed_pile``: take the top card of the pile where it was placed (a step;
-  were that pile empty, the card would stay and play go on from the next open
-  pile after it, which never happens); ``after_last_taken``: take from the next
-  open pile after the last pile taken from before the full clock;
-  ``first_open``: from the first open pile from P1; ``after_placed_pile``: from
-  the next open pile after the one where it was placed.
-* Piles lose cards only at a discard and when a card is taken with none put
-  under (the opening; after a discard except under ``placed_pile``; after a
-  fill).  So under ``placed_pile`` no pile is ever empty before the third
-  discard and ``empty_pile`` changes nothing.
-* Won at the third discard (play stops; its set-aside card is not placed).  The
-  13 cards left are one of each rank, and while a card is in hand only 12 of
-  them lie on the 13 piles, so the clock could never be full again anyway.  Lost (``cycle``) at the first move whose state (the piles
-  as ranks, the rank in hand, the pile it came from) repeats a state of the same
-  stretch between discards; ``blocked`` when no pile is open yet the clock is not
-  full (an empty pile, every other showing its hour).  A full clock with an
-  empty hand (at the deal, or after a set-aside card is placed) is a discard
-  with nothing set aside (also after a fill that leaves no pile open), and play
-  goes on from the first open pile from P1.
+  ``placed_pile``: take the top card of the pile where it was placed (a step);
+  ``after_last_taken``: take from the next open pile after the last pile taken
+  from before the full clock; ``first_open``: from the first open pile from P1;
+  ``after_placed_pile``: from the next open pile after the one where it was placed.
+* Under ``placed_pile`` no pile is ever empty before the third discard, and
+  ``empty_pile`` changes nothing.
+* Won at the third discard (play stops; its set-aside card is not placed).  Lost
+  (``cycle``) at the first move whose state (the piles as ranks, the rank in
+  hand, the pile it came from) repeats a state of the same stretch between
+  discards; ``blocked`` when no pile is open yet the clock is not full (an empty
+  pile, every other showing its hour).  A full clock with an empty hand (at the
+  deal, or after a set-aside card is placed) is a discard with nothing set aside
+  (also after a fill that leaves no pile open), and play goes on from the first
+  open pile from P1.
 * Preset ``masten``: ``after_discard: after_last_taken, empty_pile: fill_own``
-  (start ``first_open``, Masten's own): of the twelve readings with his start,
-  the one whose win rate agrees with Masten's 1 in 107 (see PRESETS and
-  ``configs/eight_day_clock.yaml``).
+  (start ``first_open``, Masten's own; see PRESETS and ``configs/eight_day_clock.yaml``).
 * ``rounds``: times round the clock, 1 from the opening plus 1 for each move
   whose pile comes at or before the pile of the move before.  ``moves``: cards
   taken from pile tops.  ``discards`` 0..3; ``cards_left`` = 52 - 13 x discards
   (13 on a win).  ``cycle_length``: moves between the two visits of the
   repeated state (0 unless ``cycle``).
 
-Kernel layout: play depends on ranks only, so a pile is one 64-bit word of
-4-bit ranks (A=1 .. K=13; 0 means no card), its top card in the lowest nibble:
-taking the top is a shift, putting a card under it is an OR at its height.  Two
-13-bit masks hold the open and the empty piles, and "the next open pile at or
-after h" is one rotation of a mask and a look-up of its lowest set bit (under
-``fill``, of the open and empty piles together).
-
-Cycle detection is exact and needs no table.  Within a stretch between discards
-the state after each move (13 words, the rank in hand, its pile) follows one
-deterministic map (a fill and the take after it are one step of it), so
-Brent's algorithm finds the cycle's length lambda
-comparing each state with one checkpoint; the stretch's first state is kept, and
-the first repeat is found by playing two copies lambda moves apart from it until
-they meet (mu moves): the game ends after mu + lambda moves of the stretch,
-exactly where the reference's table of every state seen ends it.  The moves and
-rounds reported are those of that copy.  Stretches are short (a game averages
-about 140 moves), so the replay costs little.
+Kernel layout (a pile is one 64-bit word of 4-bit ranks) and the exact cycle
+detection, which needs no table: docs/solvers.md, "Eight Day Clock".
 """
 
 from __future__ import annotations

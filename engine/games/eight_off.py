@@ -1,4 +1,4 @@
-"""Eight Off: Baker's Game with eight cells, half of them dealt; solved exactly by ``engine/open_solitaire.py``.
+"""Eight Off: Baker's Game with eight cells, half of them dealt; solved exactly by ``engine/search/``.
 
 Eight columns of six cards, dealt in turn (card k of the first 48 to column
 (k mod 8) + 1); the last four cards go to cells 1-4 of eight.  Foundations up in
@@ -21,6 +21,7 @@ from functools import partial
 
 from engine.games.bakers_game import MAX_NODES_HI
 from engine.games.open_family import (
+    schedule_switch, solver_schedule, 
     DISK_POSITIONS_DOC, DISK_POSITIONS_HI, EMPTY_CODES, MAX_SECONDS_DOC, MAX_SECONDS_HI, OpenGame,
 )
 from engine.search.positions import BUILD_SUIT, LAYOUT_IN_TURN
@@ -52,6 +53,7 @@ class EightOffRules:
     max_nodes: int = switch(2_000_000, "positions the solver may store before it answers unknown", lo=1, hi=MAX_NODES_HI)
     max_seconds: int = switch(0, MAX_SECONDS_DOC, lo=0, hi=MAX_SECONDS_HI)
     disk_positions: int = switch(0, DISK_POSITIONS_DOC, lo=0, hi=DISK_POSITIONS_HI)
+    schedule: str = schedule_switch()
 
     def __post_init__(self) -> None:
         check_prefilled(self)
@@ -70,7 +72,8 @@ def solver_rules_for(rules, columns: int) -> SolverRules:
     return SolverRules(LAYOUT_IN_TURN, BUILD_SUIT, rules.cells, False, rules.sequence_move == "unlimited",
                        EMPTY_CODES[rules.empty_column], int(rules.max_nodes), columns=columns,
                        prefilled=rules.prefilled_cells,
-                       max_seconds=float(rules.max_seconds), disk_positions=int(rules.disk_positions))
+                       max_seconds=float(rules.max_seconds), disk_positions=int(rules.disk_positions),
+                       schedule=solver_schedule(rules.schedule))
 
 
 def reference_rules_for(rules, columns: int) -> reference.Rules:

@@ -34,71 +34,26 @@ The solver (``strategy: solver``): plays are optional, and a card may go to
 any foundation that takes it.  It is a depth-first search over positions at
 the points where plays are allowed, with an exact transposition table of the
 positions already proven lost.  A position is (T = stock cards dealt, the set
-of cards on the foundations): the piles are the dealt cards less the played
-ones, each in the pile its place in the stock gives it, and the foundations
-follow from the played set -- under ``same_suit`` a suit's foundation holds
-exactly that suit's played cards, A up; under ``any_suit`` the number of
-foundations higher than rank r is the number n[r] of rank-r cards played
-(each foundation holds one card of each rank up to its top), so the heights
-are determined, and foundations of equal height are interchangeable (no rule
-names a foundation).  The key ``T << 52 | played`` is one 64-bit word, stored
-whole, so the table can never confuse two positions.
+of cards on the foundations), keyed by one 64-bit word ``T << 52 | played``,
+stored whole, so the table can never confuse two positions.  Sound pruning (the
+proofs, and why the played set determines the foundations: docs/solvers.md,
+"Auld Lang Syne and Tam O'Shanter (four piles)"):
 
-Sound pruning, and why.
+1. Foundation choice: the search tracks the played set only; the solution text
+   names the leftmost foundation that takes each card.
+2. Duplicate positions: a position proven lost is never searched again.
+3. Safe plays, made at once ("closure"): a playable top card c of rank r is
+   played at once under ``same_suit`` always, under ``any_suit`` when r = 0 (an
+   Ace) or all four cards of rank r - 1 are already played.  Under ``same_suit``
+   every play is safe, so free play wins exactly the deals greedy wins, and the
+   search is one line.
+4. Hopeless positions (``any_suit``): for a rank b with cards still to play,
+   none of them in the stock, some rank-b card y on the piles must pass
+   n[a] + (rank-a cards above y now) <= n[b] for every a > b (n[r]: the rank-r
+   cards played); if none does, no line wins and the position is not searched.
 
-1. Foundation choice.  Under ``any_suit`` the foundations that take a card
-   are exactly those of height rank(card), all equal, and exchanging two equal
-   foundations maps every line of play to one just as good; under
-   ``same_suit`` at most one foundation takes a non-Ace, and the empty places
-   an Ace may open are interchangeable in the same way.  So the search tracks
-   the played set only; the solution text names the leftmost foundation that
-   takes each card.
-2. Duplicate positions: the future of a position does not depend on how it
-   was reached, so a position proven lost is never searched again.  The game
-   is finite and acyclic (every move deals a card or plays one), so "lost"
-   is final.
-3. Safe plays, made at once ("closure").  Claim: let card c (rank r) be on
-   top of a pile and playable now, and suppose every other card that could
-   compete with c for a foundation place is no threat: under ``same_suit``
-   always (only c can ever go onto its suit's foundation of height r); under
-   ``any_suit`` when r = 0 (an Ace) or all four cards of rank r - 1 are
-   already played.  If position S is winnable, so is S' = S with c played.
-   Proof: take a winning line from S and replay it from S', skipping the move
-   that plays c.  Every other move stays legal: (a) piles: S' has the piles of
-   S less c, so until the line plays c, each top card of S other than c is a
-   top card of S' too (and deals put the same cards on the same piles); (b)
-   foundations: under ``same_suit`` the line cannot touch c's foundation
-   before it plays c (only c goes there next); under ``any_suit`` S' has one
-   more foundation past height r.  A play of rank r + 1 only gains.  A play of
-   another rank-r card c' needs n[r-1] > n[r]; with all four of rank r - 1
-   played (or with the four empty places for the Aces), n[r-1] = 4 and at
-   most three rank-r cards other than c are ever played, so it stays legal.
-   Plays of other ranks do not look at n[r].  Every card ends on a
-   foundation, so S' is won.  The closure is unique: a safe card stays safe
-   and playable until played (its conditions only get easier as cards are
-   played, and it stays on top), so the order of safe plays does not matter.
-   Exhaustiveness: the replay above never lengthens a winning line, so from
-   a winnable closed position one of the remaining moves (an unsafe play or
-   the next deal) leads to a position whose closure is winnable; by induction
-   the search reaches a win.  Under ``same_suit`` every play is safe, so free
-   play wins exactly the deals greedy wins, and the search is one line.
-   ``tests/test_auld_lang_syne.py`` checks all of this against a plain
-   exhaustive search (every legal play to every foundation that takes it, in
-   every order, no pruning but a table of full positions) on hundreds of deals.
-
-4. Hopeless positions (``any_suit``).  Claim: fix a rank b with cards still
-   to play, none of them in the stock, and n[b] = k of its cards played.  In
-   a winning line, consider the next rank-b card y to be played.  It has no
-   rank-b card above it in its pile (that one would have to go first), and
-   every card above it now must be played before it.  Until y is played
-   n[b] stays k, and since foundation heights make n non-increasing in rank,
-   n[a] <= k for every a > b at every moment; so for each a > b,
-   n[a] + (rank-a cards above y now) <= k.  If no rank-b card on the piles
-   passes this test, no line wins and the position is not searched.  (It
-   only ever cuts positions with no win, so the verdict is unchanged;
-   cards still in the stock are not constrained, which keeps it sound.)
-
-Budget: ``max_nodes`` positions expanded; past it the deal is ``unknown``.
+``tests/test_auld_lang_syne.py`` checks all of this against a plain exhaustive
+search.  Budget: ``max_nodes`` positions expanded; past it the deal is ``unknown``.
 """
 
 from __future__ import annotations

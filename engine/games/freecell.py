@@ -1,4 +1,4 @@
-"""FreeCell: Baker's Game built down in alternating colours; solved exactly by ``engine/open_solitaire.py``.
+"""FreeCell: Baker's Game built down in alternating colours; solved exactly by ``engine/search/``.
 
 The rules are spelled out in ``engine/reference/open_solitaire.py``; the rule
 switches are Baker's Game's.  Deals may be given by Microsoft's numbering.

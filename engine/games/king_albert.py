@@ -2,7 +2,7 @@
 
 The rules, the layout and the solution notation are spelled out in
 ``engine/reference/king_albert.py``; this module maps the rule switches onto
-the shared solver (``engine/open_solitaire.py``: the reserve is its cells with
+the shared solver (``engine/search/``: the reserve is its cells with
 "never entered" set, worrying back and single-card moves are its
 ``P_RESERVE``/``P_WORRY``/``P_SINGLE`` switches, and its docstring, point 3b,
 proves the safe foundation moves under worrying back) and declares the game.
@@ -26,26 +26,21 @@ import numpy as np
 
 from engine.games import open_family
 from engine.games.open_family import (
+    schedule_switch, solver_schedule, 
     DISK_POSITIONS_DOC, DISK_POSITIONS_HI, EMPTY_CODES, MAX_SECONDS_DOC, MAX_SECONDS_HI, OpenGame, SOLVER_COLUMNS, max_nodes_doc,
 )
 from engine.search.positions import BUILD_ALTERNATE, LAYOUT_IN_TURN, P_W, make_position
+from engine.search.schedule import SEARCHES
 from engine.search.solver import Solution, SolverRules, solve_state
 from engine.search.workspace import Workspace
 from engine.reference import king_albert as reference
 from engine.registry import Column
 from engine.rules import switch
 
-MAX_NODES_HI = 100_000_000  # about 60 to 90 bytes of memory per stored position (engine/open_solitaire.py, point 1)
+MAX_NODES_HI = 100_000_000  # about 60 to 90 bytes of memory per stored position (docs/solvers.md, "Sound pruning, and why", point 1)
 
-# The line search's room here, in units of max_nodes.  The shared solver's LINE_ROOM is also 5 since December 5
-# (it was 3 when this was set); this one stays King Albert's own, measured for the reasons below, whatever the
-# shared room becomes.  At 5 x 10^7 it decides deals 490 (seed 99, unsolvable in 47.4 M positions) and 864 (seed 2024, won in 44.4 M), which stayed
-# unknown through every search at 2 x 10^7 and which Solvitaire's exact search leaves undecided at 300 s.  What
-# it costs: a deal that fills the room (seed 99 deal 1856, unknown) peaks at 3,347 MiB, the line search's 48-byte
-# records and its 512 MiB table (BIG_TABLE) after the earlier searches' memory is given back
-# (Workspace.release), and spends 803 CPU-s in all (523 at 2 x 10^7).  Room 6 would decide 1856 too (won in
-# 56.9 M) but not within 4 GiB.
-LINE_ROOM = 5
+# King Albert's schedule is the open games' default; its line step's room of 5 was measured here first
+# (docs/solvers.md, "The schedule").
 LINE_MEMORY = ", about 3.5 GB at the default"
 
 
@@ -62,9 +57,10 @@ class KingAlbertRules:
     worrying_back: bool = switch(True, "true: a foundation's top card may be played back onto the tableau")
     empty_column: str = switch("any", "what an empty column takes: any card, kings (a King, or a run headed by "
                                "one), none", choices=("any", "kings", "none"))
-    max_nodes: int = switch(10_000_000, max_nodes_doc(LINE_ROOM, LINE_MEMORY), lo=1, hi=MAX_NODES_HI)
+    max_nodes: int = switch(10_000_000, max_nodes_doc(SEARCHES["line"].room, LINE_MEMORY), lo=1, hi=MAX_NODES_HI)
     max_seconds: int = switch(0, MAX_SECONDS_DOC, lo=0, hi=MAX_SECONDS_HI)
     disk_positions: int = switch(0, DISK_POSITIONS_DOC, lo=0, hi=DISK_POSITIONS_HI)
+    schedule: str = schedule_switch()
     # Every combination of these switches is a playable game, so there is no __post_init__ check.
 
 
@@ -80,7 +76,7 @@ SOLUTION_COLUMN = Column(
 EXTRA_COLUMNS = tuple(c for c in SOLVER_COLUMNS if c.name != "solution") + (SOLUTION_COLUMN,)
 
 
-# The search's guide (engine/open_solitaire.py, HEURISTIC_WEIGHTS: cards out, cards above a lower card, cards
+# The search's guide (engine/search/positions.py, HEURISTIC_WEIGHTS: cards out, cards above a lower card, cards
 # in cells, cards above a card its foundation needs next, non-empty columns).  Reserve cards are not counted: a
 # reserve card can be played at any time, so holding it costs nothing, and the shared weights (which count it
 # like a card in a cell) send the search to empty the reserve early.  Chosen on seeded deals (seed 2024) that
@@ -116,7 +112,7 @@ def solver_rules(rules: KingAlbertRules) -> KingAlbertSolverRules:
         worrying_back=bool(rules.worrying_back),
         single_card=rules.move_unit == "card",
         max_seconds=float(rules.max_seconds), disk_positions=int(rules.disk_positions),
-        line_room=LINE_ROOM,
+        schedule=solver_schedule(rules.schedule),
     )
 
 

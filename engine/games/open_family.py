@@ -20,18 +20,22 @@ from engine.outcomes import OUTCOMES, UNKNOWN, UNSOLVABLE, WON, SolverError
 from engine.reference import open_solitaire as ref
 from engine.registry import Column, GameSpec, PlayResult, new_columns
 from engine.search.positions import EMPTY_ANY, EMPTY_NONE, EMPTY_TOP_RANK, TO_CELL, TO_EMPTY, TO_FOUNDATION
-from engine.search.solver import GUIDE_ROOM, LINE_ROOM, Solution, SolverRules, deal_position, solve_state
+from engine.rules import switch
+from engine.search.schedule import (
+    DEFAULT_SCHEDULE_TEXT, SCHEDULE_DOC, SEARCHES, Step, canonical_schedule, describe_schedule, parse_schedule,
+)
+from engine.search.solver import Solution, SolverRules, deal_position, solve_state
 from engine.search.sweep import SWEEP_LIVE
 from engine.search.workspace import Workspace
 
 
-def max_nodes_doc(line_room: int, line_memory: str) -> str:
+def max_nodes_doc(line_room: float, line_memory: str) -> str:
     """The max_nodes switch's help where the default is 10^7 (Baker's Game, FreeCell, King Albert): what it
-    costs, with the game's room for the line search (``SolverRules.line_room``) and what that takes."""
+    costs, with the game's room for the line search (its schedule's ``line`` step) and what that takes."""
     return ("positions the solver may store before it answers unknown (about 60 to 90 bytes each, taken only as "
             "used: about 1 GB at the default, 2.4 GB at 30000000; a deal the first searches leave unknown goes "
-            f"on to the line search, which stores up to {line_room} x as many{line_memory}, then to the guide "
-            f"again with {GUIDE_ROOM} x as many, and last to the sweep, "
+            f"on to the line search, which stores up to {line_room:g} x as many{line_memory}, then to the guide "
+            f"again with {SEARCHES['long_guide'].room:g} x as many, and last to the sweep, "
             f"which holds up to {SWEEP_LIVE} x as many: about 3.1 GiB at the default, and writes each position's "
             "link, 8 bytes, to a temporary file)")
 
@@ -51,7 +55,21 @@ DISK_POSITIONS_DOC = ("positions the sweep with its levels on disk may store, la
 DISK_POSITIONS_HI = 10_000_000_000
 
 # Baker's Game's and FreeCell's max_nodes help (King Albert sets its own)
-MAX_NODES_DOC = max_nodes_doc(LINE_ROOM, ", about 3.3 GB at the default")
+MAX_NODES_DOC = max_nodes_doc(SEARCHES["line"].room, ", about 3.3 GB at the default")
+
+def schedule_switch(default: str = DEFAULT_SCHEDULE_TEXT) -> Any:
+    """The open games' ``schedule`` switch (engine/search/schedule.py): the searches a deal gets, in turn."""
+    return switch(default, SCHEDULE_DOC, check=canonical_schedule, explain=describe_schedule,
+                  allowed="comma-separated searches (" + ", ".join(SEARCHES) + "), each with optional "
+                  "(room=R, single_cards=B, eager=B, suits=B)")
+
+
+def solver_schedule(text: str) -> tuple[Step, ...] | None:
+    """The schedule switch's value for :class:`SolverRules`: None for the default schedule (the solver's
+    DEFAULT_SCHEDULE), else its steps."""
+    canonical = canonical_schedule(text)
+    return None if canonical == DEFAULT_SCHEDULE_TEXT else parse_schedule(canonical)
+
 
 EMPTY_CODES = {"any": EMPTY_ANY, "kings": EMPTY_TOP_RANK, "none": EMPTY_NONE}  # empty_column switch -> kernel code
 

@@ -1,4 +1,4 @@
-"""Penguin (David Parlett): an open solitaire, solved exactly by ``engine/open_solitaire.py``.
+"""Penguin (David Parlett): an open solitaire, solved exactly by ``engine/search/``.
 
 The rules are spelled out in ``engine/reference/open_solitaire.py``; this module
 maps the rule switches onto the solver and declares the game for the registry.
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.games.open_family import DISK_POSITIONS_DOC, DISK_POSITIONS_HI, MAX_SECONDS_DOC, MAX_SECONDS_HI, OpenGame
+from engine.games.open_family import schedule_switch, solver_schedule, DISK_POSITIONS_DOC, DISK_POSITIONS_HI, MAX_SECONDS_DOC, MAX_SECONDS_HI, OpenGame
 from engine.search.positions import BUILD_SUIT, EMPTY_ANY, EMPTY_NONE, EMPTY_TOP_RANK, LAYOUT_PENGUIN
 from engine.search.solver import SolverRules
 from engine.reference import open_solitaire as reference
@@ -40,6 +40,7 @@ class PenguinRules:
     max_nodes: int = switch(2_000_000, "positions the solver may store before it answers unknown", lo=1, hi=MAX_NODES_HI)
     max_seconds: int = switch(0, MAX_SECONDS_DOC, lo=0, hi=MAX_SECONDS_HI)
     disk_positions: int = switch(0, DISK_POSITIONS_DOC, lo=0, hi=DISK_POSITIONS_HI)
+    schedule: str = schedule_switch()
 
 
 PRESETS: dict[str, dict] = {"parlett": {}}
@@ -50,7 +51,8 @@ _EMPTY = {"any": EMPTY_ANY, "beak_minus_one": EMPTY_TOP_RANK, "none": EMPTY_NONE
 def solver_rules(rules: PenguinRules) -> SolverRules:
     return SolverRules(LAYOUT_PENGUIN, BUILD_SUIT, rules.cells, bool(rules.wrap), rules.sequence_move == "unlimited",
                        _EMPTY[rules.empty_column], int(rules.max_nodes),
-                       max_seconds=float(rules.max_seconds), disk_positions=int(rules.disk_positions))
+                       max_seconds=float(rules.max_seconds), disk_positions=int(rules.disk_positions),
+                       schedule=solver_schedule(rules.schedule))
 
 
 def reference_rules(rules: PenguinRules) -> reference.Rules:

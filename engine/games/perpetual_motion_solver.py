@@ -35,68 +35,23 @@ pile 1 after the first deal and pile 4 onto pile 3 after the third; in pass 3,
 piles 3 and 4 onto pile 1 after the second deal.  The solution ends with the
 pass in which the last cards are discarded, and lists no move after that.
 
-Search.  Play depends on ranks only, so a position at the start of a pass is the
-stock as a sequence of ranks (52 nibbles in four 64-bit words, rank + 1, zero past
-the end), stored whole in the exact table of ``engine/position_table.py``: a
-stock already stored is never expanded again (its future does not depend on how
-it was reached), and no hash collision can merge two stocks.
+Search (the whole account, proofs and measurements in docs/solvers.md,
+"Perpetual Motion's solver"): start-of-pass stocks, as ranks, are stored whole
+in the exact table of ``engine/position_table.py``; a stock stored is never
+expanded again.
 
-* Forced line first.  The forced automaton (``strategy: forced`` with the same
-  switches) is played by the fast kernel.  If it wins in R passes, the search
-  only looks for lines of fewer than R passes (it never expands a stock that
-  would start pass R or later), on a budget of ``SHORTER_NODES`` stocks, and
-  the forced line (recorded by the reference) is returned when it finds none.
-  So the solver wins every deal forced play wins, in no more passes, whenever
-  the forced line is a legal free line.  It is, except possibly under
-  ``discard: pile_four`` with ``cascade: false``:
-  - ``cascade: true`` moves a card onto a pile on the side ``direction`` names
-    whose *current* top has the same rank: a free move.
-  - ``cascade: false`` (direction leftmost; rightmost is the mirror) judges the
-    piles 2, 3, 4 in turn on the tops as they stood after the deal, each onto the
-    leftmost pile whose snapshot top matches.  When pile p moves onto q, no pile
-    left of q showed that rank (else p would have chosen it), so q never moved
-    its own top away earlier in the round, and p's top is still its snapshot top
-    (p only receives cards from piles right of it, which move after it).  A pile
-    that received cards this round shows the same rank as before.  So every
-    move lands on a current top of the same rank: a free move.
-  - With ``discard: pile_four`` a pile that received a card may lose its top
-    four, and a later snapshot move onto it then lands on a card of another rank,
-    which free play refuses.  Under that setting the forced line is replayed
-    first, and used only if the reference accepts it; otherwise the search
-    alone decides the deal (dominance then rests on the search; the dominance
-    test found no deal where it failed).
-* Best-first search over start-of-pass stocks, ordered by a guide (cards left
-  after the next pass: the aligned fours of the stock; runs of equal rank in the
-  stock; passes so far).  The guide orders the search only; it never prunes.
-  Its weight on passes (``GUIDE_WEIGHTS``) trades time for shorter lines: on
-  150 clarke deals, weights 32, 256 and 512 found lines of 12.7, 11.0 and 8.9
-  passes on average for 1.1, 1.9 and 12.8 CPU seconds.
-* A stock is expanded by a beam over the pass: after each deal, every position
-  reachable by any sequence of free moves is generated (positions reached twice
-  in a round are kept once: what follows depends only on the piles and the
-  stock still to deal), and at most ``BEAM`` of the distinct positions, the best
-  by a guide on the piles (runs of equal rank; at the last round the gathered
-  stock's guide), go on to the next deal.  When a beam or a list fills, the
-  expansion is *truncated*: some successors are not generated, and the search
-  is no longer exhaustive.
+* Forced line first: if the forced automaton wins in R passes, only lines of
+  fewer passes are looked for (``SHORTER_NODES`` stocks), and the forced line is
+  returned when none is found.  It is a legal free line except possibly under
+  ``discard: pile_four`` with ``cascade: false``; there it is used only if the
+  reference accepts it.
+* Best-first search over start-of-pass stocks, ordered by a guide that never
+  prunes (``GUIDE_WEIGHTS``); a stock is expanded by a beam over the pass
+  (``BEAM``), and an expansion that fills a beam or a list is *truncated*.
 * ``won``: a line was found, and the reference replayed it.  ``unsolvable``:
-  every stored stock was expanded, no expansion was truncated, and no stock was
-  held back by the pass cap: every line of play from the deal was followed
-  (duplicates aside) and none wins.  ``unknown`` otherwise: ``max_nodes`` ran
-  out, a truncated search ran out of stocks, or ``max_rounds`` held stocks back.
-  When the guided search gives up, an exhaustive breadth-first search (below)
-  gets a chance to settle a small position.
-* ``rounds_optimal`` is proven only by an exhaustive breadth-first search: stocks
-  expanded pass by pass (first in, first out within a pass, so each stock is
-  stored with its fewest passes), with no truncation, within ``PROOF_NODES``
-  stocks and ``PROOF_WORK`` generated positions.  If pass k wins there, k is the
-  minimum.  If every stock of fewer than L - 1 passes was expanded in full with
-  no win, no line of L - 1 passes or fewer wins, and an L-pass solution is
-  optimal.  It is run after a win of at most ``PROOF_PASSES`` passes, or from a
-  stock of at most ``PROOF_CARDS`` cards (and may find a shorter line); a
-  one-pass win is optimal trivially.  The best-first
-  search proves nothing about passes: it stores a stock with the passes of the
-  first line that reached it, which need not be the fewest.
+  every stored stock expanded, none truncated, none held back by the pass cap.
+  ``unknown`` otherwise; an exhaustive breadth-first search then gets a chance.
+* ``rounds_optimal`` is proven only by that exhaustive breadth-first search.
 * ``cards_left``: 0 when won; otherwise the fewest cards at the start of any
   pass the search stored (or of the forced line's last pass).
 * ``nodes``: stocks expanded, all phases together (the forced line not counted).

@@ -1,11 +1,11 @@
-"""Seahaven Towers: ten columns of five, four cells, two dealt; solved exactly by ``engine/open_solitaire.py``.
+"""Seahaven Towers: ten columns of five, four cells, two dealt; solved exactly by ``engine/search/``.
 
 Ten columns of five cards, dealt in turn (card k of the first 50 to column
 (k mod 10) + 1; the tenth column is written ``0`` in solutions); the last two
 cards go to cells 1 and 2 of four.  Foundations up in suit from the Ace; the
 tableau builds down in suit; an empty column takes only a King (or a run headed
 by one); moving n cards as one unit needs n - 1 free cells (exactly what single
-cards can do: see "Sequence moves" in ``engine/open_solitaire.py``).  The rules,
+cards can do: see "Sequence moves" in ``engine/search/``).  The rules,
 and how Solvitaire and PySolFC read them, are in
 ``engine/reference/open_solitaire.py``.  The switches are Eight Off's.
 """
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from engine.games.bakers_game import MAX_NODES_HI
 from engine.games.eight_off import EMPTY_DOC, PREFILLED_DOC, SEQUENCE_DOC, check_prefilled, dealt_cells_game
-from engine.games.open_family import DISK_POSITIONS_DOC, DISK_POSITIONS_HI, MAX_SECONDS_DOC, MAX_SECONDS_HI
+from engine.games.open_family import schedule_switch, DISK_POSITIONS_DOC, DISK_POSITIONS_HI, MAX_SECONDS_DOC, MAX_SECONDS_HI
 from engine.rules import switch
 
 COLUMNS = 10
@@ -31,6 +31,7 @@ class SeahavenTowersRules:
     max_nodes: int = switch(2_000_000, "positions the solver may store before it answers unknown", lo=1, hi=MAX_NODES_HI)
     max_seconds: int = switch(0, MAX_SECONDS_DOC, lo=0, hi=MAX_SECONDS_HI)
     disk_positions: int = switch(0, DISK_POSITIONS_DOC, lo=0, hi=DISK_POSITIONS_HI)
+    schedule: str = schedule_switch()
 
     def __post_init__(self) -> None:
         check_prefilled(self)

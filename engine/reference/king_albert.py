@@ -1,6 +1,6 @@
 """King Albert and Raglan, written to read like the rules.
 
-This module is the judge of the solver (``engine/open_solitaire.py``, driven by
+This module is the judge of the solver (``engine/search/``, driven by
 ``engine/games/king_albert.py``): it lays out a deal, says which moves are
 legal, and replays a claimed solution from the deal to the end
 (:func:`check_solution_text`).  It shares no code with the solver's move
@@ -130,7 +130,7 @@ def red(card: int) -> bool:
 
 
 def deal_layout(deal: Sequence[int], rules: Rules) -> Layout:
-    """The opening layout of a deal, before any move (module docstring, "Layout")."""
+    """The opening layout of a deal, before any move (docs/solvers.md, "Layout")."""
     cards = [int(c) for c in deal]
     foundations = [0, 0, 0, 0]
     if rules.layout == "raglan":
@@ -369,7 +369,7 @@ def layout_lines(layout: Layout) -> list[str]:
     return lines
 
 
-# --- the solution notation (module docstring) -------------------------------------
+# --- the solution notation (docs/solvers.md) -------------------------------------
 
 _TOKEN = re.compile(r"^([1-9]|[a-g]|h[cdhs])([1-9]|h)(?:v([0-9a-f]+))?$")
 

@@ -1,6 +1,6 @@
 """Penguin, Baker's Game, FreeCell, Eight Off and Seahaven Towers, written to read like the rules.
 
-This module is the judge of the solver in ``engine/open_solitaire.py``: it lays
+This module is the judge of the solver in ``engine/search/``: it lays
 out a deal, says which moves are legal, and replays a claimed solution from the
 deal to the end (:func:`check_solution`).  It shares no code with the solver's
 move generator, so a bug there cannot vouch for itself.  It also holds a small
@@ -423,7 +423,7 @@ def layout_lines(layout: Layout) -> list[str]:
     return lines
 
 
-# --- the solution notation (module docstring) -------------------------------------
+# --- the solution notation (docs/solvers.md) -------------------------------------
 
 FOUNDATION_LETTER = "h"
 _TOKEN = re.compile(r"^([0-9a-z])([0-9a-z])(?:v([0-9a-f]+))?$")

@@ -25,34 +25,13 @@ CODE_MASK = (1 << 12) - 1
 EXPANDED = 1 << 12
 DEPTH_SHIFT = 13
 DEPTH_MAX = 1 << 18
-# The searches' orders (ctl[C_ORDER]): the guide, with the second order below once SECOND_AT positions are stored;
-# or the retry's depth first order, siblings by the kind of move (module docstring, "The search").
-ORDER_GUIDE, ORDER_DEPTH_FIRST = 0, 1
-# The sweep (module docstring, "The sweep"): an exhaustive search by layers no move goes back to (cards up for
-# good, then the cards no longer blocked) that forgets each layer once it is done; the last search a deal gets.
-ORDER_SWEEP = 2
-
-# The searches a deal gets, in turn, each only if the ones before left it unknown by max_nodes (module docstring,
-# "The search"): (order, single cards) for the guide's, then the depth-first retries, with single cards and with
-# runs (a search the same as one already made, as in King Albert's one-card rule, is skipped).
-# The streamlined search (module docstring): depth first, every ready card sent up at once; only its wins count.
-# It stores at most max_nodes // STREAMLINED_SHARE positions.
-ORDER_STREAMLINED = 3
-
-# The line search (module docstring, "The line search"): the streamlined search's kernel with no streamliner, its
-# moves in Solvitaire's order, its line kept as 48-byte records; it stores at most LINE_ROOM x max_nodes positions.
-ORDER_LINE = 4
-
-# The line search replaced the depth-first retries (module docstring, "The line search"): it wins the deals they
-# were kept for (Raglan, seed 99 deal 557; 7 columns 494) and deals none of the others decides.
-# The long guide (module docstring, "The long guide"): the guide again from the start, with fresh atoms for its
-# second order, storing up to GUIDE_ROOM x max_nodes positions; after the line search, before the sweep.
-ORDER_LONG_GUIDE = 5
-
-# The colour search (module docstring): the streamlined search's kernel (ORDER_STREAMLINED) again, with its colour
-# streamliner alone, no card sent up that a safe move would not send; only where cards build in alternating
-# colours (elsewhere it has no streamliner to use); max_nodes // STREAMLINED_SHARE positions, as the first.
-ORDER_COLOURS = 6
+# The kernels' orders (ctl[C_ORDER]), which engine/search/schedule.py's searches run (docs/solvers.md):
+ORDER_GUIDE = 0  # best first by the guide, then also by novelty (best_first.py)
+ORDER_DEPTH_FIRST = 1  # the same kernel depth first, siblings by the kind of move (the retry, the probe)
+ORDER_SWEEP = 2  # by layers no move goes back to, each forgotten once done (sweep.py)
+ORDER_STREAMLINED = 3  # one line at a time, its streamliners as the step sets them (depth_first.py)
+ORDER_LINE = 4  # the same kernel, moves in Solvitaire's order, the line kept as records (depth_first.py)
+ORDER_LONG_GUIDE = 5  # the guide's kernel again, in room of its own (best_first.py)
 
 
 @nb.njit(cache=True)

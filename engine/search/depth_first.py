@@ -39,7 +39,7 @@ LINE_DEPTH, LINE_MOVES = 1 << 22, 1 << 25
 @nb.njit(cache=True, inline="always")
 def by_colour(st, params, red):
     """Position st with every card replaced by its colour and rank (black 0..12, red 13..25), into red: the
-    streamlined search's key (module docstring, "The streamlined search"); foundations are left out."""
+    streamlined search's key (docs/solvers.md, "The streamlined search"); foundations are left out."""
     w, v = st.view(np.uint64), red.view(np.uint64)
     for t in range(STATE_WORDS):
         v[t] = w[t]
@@ -107,7 +107,7 @@ def _cell_above(st, j, i):
 def _line_rank(m, st, pos, cpos, last, reserve):
     """The rank at which Solvitaire generates move m from position st (it tries the last generated first), or
     -1 for a move the line search leaves out: the card moved last, if no safe move followed, is neither sent to
-    a cell or a foundation nor taken out of the cell it entered (module docstring, "The line search").
+    a cell or a foundation nor taken out of the cell it entered (docs/solvers.md, "The line search").
 
     Solvitaire's order (game_state.legal_moves.cpp), with piles and cells in its order (pos, cpos: 0 first):
     column to cell; foundation card played back (by suit, then target); reserve to column; column to column (by
@@ -175,7 +175,7 @@ def _line_push_moves(st, rel, params, mv, smv, top, last, pos, cpos, keys):
 
 @nb.njit(cache=True)
 def depth_first_search(rel, params, recs, table, sst, smv, sbase, snext, scode, ctl):
-    """The streamlined search (module docstring): depth first, one line at a time, as Solvitaire searches.
+    """The streamlined search (docs/solvers.md): depth first, one line at a time, as Solvitaire searches.
 
     sst[d] is the position at depth d of the line being followed (sst[0] the root, closed), its untried moves
     smv[snext[d]:sbase[d + 1]], and scode[d] the move made from it.  A position enters the table when the line

@@ -1,6 +1,6 @@
 """The sweep with its levels on disk: an exhaustive search of an open solitaire whose positions live in files.
 
-The sweep (engine/open_solitaire.py, "The sweep") expands a deal's positions by *layers* that no move goes back
+The sweep (docs/solvers.md, "The sweep") expands a deal's positions by *layers* that no move goes back
 to, and within a layer breadth first, finding duplicates through a table in memory.  Some deals reach more
 positions than any table in 4 GiB holds (FreeCell with 6 columns, seed 99 deal 3499: one level of one layer is
 157.4 M positions, 3.8 GB of records alone).  This search makes the same layers and levels, but finds
@@ -11,39 +11,27 @@ however large the level.
 
 Claim (soundness): ``unsolvable`` only when every position reached has been expanded, so the positions stored
 are closed under the search's moves, hold the root and no won position, and the verdict is the plain exhaustive
-search's.  Proof, by the sweep's own two facts (its docstring proves both):
+search's; and a position is always found again exactly (its record is canonical, its hash a function of the
+record, and records are compared word by word), so no position is ever taken for another.  Where every move
+within a layer can be undone (``frontier``), a level's candidates are checked against levels d - 1 and d only;
+elsewhere against every level of the layer so far.  The proof: docs/solvers.md, "The sweep on disk: design".
 
-* no move lowers the layer key (``_sweep_layer``), so once a layer begins, every position of a lower layer has
-  been expanded and every position of this layer met so far waits among the *pending* positions: level 0 is all
-  of them, deduplicated among themselves, and none can have been stored before (it would have this layer's key);
-* a child of level d in the same layer is in a level already made, or in level d + 1.  Where every move within a
-  layer can be undone (``frontier``: empty columns take any card, no reserve, no worrying back), it is in level
-  d - 1, d or d + 1, so the candidates are checked against levels d - 1 and d only; elsewhere against every level
-  of the layer so far.  Either way a candidate kept is a position not stored before: each position of the layer
-  is stored, and expanded, once.
-
-A position is always found again exactly: its record is canonical (engine/open_solitaire.py, "The sweep's
-records": one position, one record), its hash a function of the record, so two copies of a position fall in the
-same bucket, and there the records are compared word by word (the hash only chooses the bucket and the slot).  So
-no position is ever taken for another: the search may take more time or disk than the sweep in memory, never
-give another verdict.  Each child's layer key is found from its parent's and its move (``_layer_after``, with its
-proof; a test holds it to ``_sweep_layer`` on every child along random walks), and the expansions are the
-sweep's own (tests: the same positions, each once, and a Penguin deal won in the sweep's own count).  ``won`` comes with the line: every position stored has a
-number and a link (its parent's number and the move), written in number order to a file of 8 bytes each and read
-back along the winning line only; the line is replayed by the kernel from the deal, and the caller's checker
-replays it again.
+Each child's layer key is found from its parent's and its move (``_layer_after``, with its proof; a test holds it
+to ``_sweep_layer`` on every child along random walks), and the expansions are the sweep's own (tests: the same
+positions, each once, and a Penguin deal won in the sweep's own count).  ``won`` comes with the line: every
+position stored has a number and a link (its parent's number and the move), written in number order to a file of
+8 bytes each and read back along the winning line only; the line is replayed by the kernel from the deal, and the
+caller's checker replays it again.
 
 Files: a level's candidates beyond ``memory_rows``, and every level larger than that, are written to temporary
 files (unlinked: the system frees them when closed), sorted by bucket, each with its bucket offsets; so are the
 pending positions of higher layers, sorted by layer key, once those in memory pass ``memory_rows``, and every
 position's link.  Each file is written once and read back by ranges of rows, so each is packed
 (engine/packed_rows.py: compressed in blocks, without the hash, which is a function of the record and is put back
-as the rows are read): over 6 columns' deal 2478's first 3x10^7 positions with 2^19 rows in memory, the files at
-their most take 187 MiB where they took 644, the same search, for 7-10% more CPU (packing and unpacking are 7% of
-its py-spy samples).  Memory holds at most about ``memory_rows`` rows of each kind (candidates, the level being
-written, pending positions) and a group of buckets of at most ``dedup_rows`` rows with its table: about 2 GiB at
-the defaults.  A layer's levels are closed as soon as no candidate can meet them again (two levels on, or at the
-layer's end).
+as the rows are read; what it saves: docs/solvers.md, "The sweep on disk: design").  Memory holds at most about
+``memory_rows`` rows of each kind (candidates, the level being written, pending positions) and a group of buckets
+of at most ``dedup_rows`` rows with its table: about 2 GiB at the defaults.  A layer's levels are closed as soon
+as no candidate can meet them again (two levels on, or at the layer's end).
 
 Checkpoints: a deal such as 6 columns' 1058 takes more than 2.9x10^9 positions and 3.3 CPU-hours, longer than a
 session or a preemptible worker may last.  With a ``checkpoint`` directory the files are named files there instead,
@@ -470,7 +458,7 @@ def _layer_after(blocked, code, st, masks, params):
     """The layer key (``_sweep_layer``) of a child ``st``, made by the move whose code is ``code`` (head card x 64
     + target) from a position whose blocked cards are ``blocked``, with its safe moves, without looking at its
     columns.  Claim: the child's blocked cards are the parent's less the head and less the cards now up.  Proof
-    (the sweep's, engine/open_solitaire.py, "The sweep"): no move makes a card blocked, and a blocked card stays
+    (the sweep's, docs/solvers.md, "The sweep"): no move makes a card blocked, and a blocked card stays
     so until it moves, with the card under it; a move moves one blocked card at most, its head (the cards above
     a run's head each lie on a card they build on), and the safe moves after it move cards up only.  A card
     played back from a foundation was not blocked, nor is any card in a cell.  The cards up are read off the
@@ -682,7 +670,7 @@ def _fresh(cand, old, nw):
 @dataclass
 class DiskSweepResult:
     """The verdict (WON, UNSOLVABLE or UNKNOWN), positions expanded and stored, the most cards up, the winning
-    line's codes from the start (the safe moves in: :func:`engine.open_solitaire._replay`), the rows written to
+    line's codes from the start (the safe moves in: :func:`engine.search.lines.replay_line`), the rows written to
     disk and the largest level; ``paused`` when it stopped UNKNOWN at a pause, its state left in the checkpoint."""
 
     outcome: int
@@ -868,9 +856,9 @@ def disk_sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier:
                pause: Callable[[], bool] | None = None, save: Callable[[], bool] | None = None,
                threads: int = 1, heartbeat: Callable[[int, int, str, int, int], None] | None = None
                ) -> DiskSweepResult:
-    """The sweep with its levels on disk (module docstring) from position ``start`` under ``params`` (the sweep's:
-    :func:`engine.open_solitaire.sweep_params`), until decided or more than ``total_cap`` positions are stored
-    (then UNKNOWN).  ``frontier``: every move within a layer can be undone (``engine.open_solitaire._frontier``).
+    """The sweep with its levels on disk (docs/solvers.md) from position ``start`` under ``params`` (the sweep's:
+    :func:`engine.search.solver.sweep_params`), until decided or more than ``total_cap`` positions are stored
+    (then UNKNOWN).  ``frontier``: every move within a layer can be undone (``engine.search.solver.frees_levels``).
     ``memory_rows`` and ``dedup_rows`` (0: MEMORY_ROWS and DEDUP_ROWS) bound what is held in memory.
     ``progress``, if given, is called at each level's end with (layer key, level, its positions, expanded,
     stored, rows written out); ``stop``, if given, is asked after each piece of a level is expanded, and when it
@@ -1099,7 +1087,7 @@ def _sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier: boo
                 if same_rows:
                     file_same(np.concatenate(same))
                 if frontier and len(levels) > 2:
-                    levels.pop(0)[0].close()  # two levels on: no candidate can meet it (module docstring)
+                    levels.pop(0)[0].close()  # two levels on: no candidate can meet it (docs/solvers.md)
                 level = make_level(cparts, depth + 1)
                 cparts = []
                 depth += 1

@@ -171,7 +171,7 @@ def decode_position(w, params, st):
                 n += 1
 
 
-# --- the sweep's records: positions told relative to the sweep's root (module docstring, "The sweep's records")
+# --- the sweep's records: positions told relative to the sweep's root (docs/solvers.md, "The sweep's records")
 # The frame (int64, FRAME_SIZE): the record's width in words and its fields' widths, then three card maps.
 F_WORDS, F_KBITS, F_RUNBITS, F_CHOICEBITS, F_CELLBITS, F_COLBITS = range(6)
 F_REFCOL = 8  # card -> the root's column it is the deepest card of, or -1
@@ -276,7 +276,7 @@ def _put_run(w, acc, nbits, wi, st, base, k, n, frame, cb):
 
 @nb.njit(cache=True, inline="always")
 def encode_frame(st, ref, frame, params, w, order):
-    """The sweep's record of position st (module docstring, "The sweep's records") into the first
+    """The sweep's record of position st (docs/solvers.md, "The sweep's records") into the first
     frame[F_WORDS] words of w, canonical: the cells (a reserve's as the root cells still held, others as a count
     and the cards sorted), then for each non-empty root column the number k of its cards still under the
     column that has its deepest card (0 if none has), the cards above them and each one's choice; then the

@@ -58,7 +58,7 @@ def replay_line(start, rel, params, path):
 def shortcut_line(start, rel, params, codes):
     """A winning line from ``start`` never longer than ``codes`` (a line as :func:`solution_line` gives it): from
     each closed position of the line, a move that reaches, with its safe moves, a position further along
-    (the same up to the order of columns and cells) replaces the codes in between (module docstring, "Short
+    (the same up to the order of columns and cells) replaces the codes in between (docs/solvers.md, "Short
     lines").  Codes name cards, so the rest of the line plays on from the position reached."""
     n = codes.shape[0]
     recs = np.zeros((n + 1, REC_WORDS), dtype=np.uint64)

@@ -208,7 +208,7 @@ def gen_moves(st, rel, params, mv):
             empties += 1
             if first_empty < 0:
                 first_empty = i
-    # limited runs (module docstring, "Sequence moves"): empty columns double the capacity only where they
+    # limited runs (docs/solvers.md, "Sequence moves"): empty columns double the capacity only where they
     # take any card; otherwise a run is limited to free cells + 1, into an empty column as onto a card
     if unlimited:
         cap_full = _INF_CAP

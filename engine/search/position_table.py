@@ -33,7 +33,7 @@ def new_table(words: int, capacity: int = 1 << 12) -> tuple[np.ndarray, np.ndarr
 def words_hash(w, n):
     """A well-mixed 64-bit hash of the first ``n`` 64-bit words of ``w`` (only a probe's starting slot, and in
     the open solitaires' table a tag, depend on it).  The one hash of every exact position table: this module's,
-    the open solitaires' (``engine/open_solitaire.py``) and Aces Up's, which pass their record's word count as a
+    the open solitaires' (``engine/search/``) and Aces Up's, which pass their record's word count as a
     constant so that the loop unrolls."""
     h = np.uint64(0x84222325CBF29CE4)
     for t in range(n):

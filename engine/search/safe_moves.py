@@ -25,10 +25,10 @@ def is_ready(c, st, rel):
 
 @nb.njit(cache=True, inline="always")
 def is_safe(c, in_cell, alone, st, rel, params):
-    """May exposed card c go to its foundation without loss (module docstring, point 3)?"""
+    """May exposed card c go to its foundation without loss (docs/solvers.md, "Sound pruning, and why", point 3)?"""
     if not is_ready(c, st, rel):
         return False
-    if params[P_EAGER] != 0:  # the streamlined search (module docstring): its wins count, its exhaustion does not
+    if params[P_EAGER] != 0:  # the streamlined search (docs/solvers.md): its wins count, its exhaustion does not
         return True
     if params[P_WORRY] != 0:
         return _safe_worrying_back(c, st, rel)
@@ -44,7 +44,7 @@ def is_safe(c, in_cell, alone, st, rel, params):
 
 @nb.njit(cache=True, inline="always")
 def _safe_alternate(c, st, rel):
-    """Points 3 and 3c of the module docstring: without worrying back, a ready card of relative rank r in an
+    """Points 3 and 3c of docs/solvers.md, "Sound pruning, and why": without worrying back, a ready card of relative rank r in an
     alternating-colour game goes up safely when both foundations of the other colour hold at least r cards
     (point 3: nothing can ever go onto it), or at least r - 1 with the other foundation of its colour at
     least r - 2 (point 3c)."""
@@ -60,7 +60,7 @@ def _safe_alternate(c, st, rel):
 
 @nb.njit(cache=True, inline="always")
 def _safe_worrying_back(c, st, rel):
-    """Point 3b of the module docstring: under worrying back (alternating colours, foundations from the
+    """Point 3b of docs/solvers.md, "Sound pruning, and why": under worrying back (alternating colours, foundations from the
     Ace) a card of relative rank r goes up safely when both foundations of the other colour hold at
     least r - 1 cards and the other foundation of its colour at least r - 2 (c is ready: its own holds r).
     This is point 3c's condition; point 3's (the other colour at r, nothing asked of c's) is not safe here."""

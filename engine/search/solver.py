@@ -20,7 +20,7 @@ from engine.search.best_first import best_first_search, best_first_start
 from engine.search.control import (
     CTL_SIZE, C_BEST, C_DEPTH, C_DONE, C_DONE_HERE, C_FREE, C_GEN, C_GOALC, C_GOALP, C_HIGH, C_HSIZE, C_LAYER, C_LBASE,
     C_NODES, C_NREC, C_ORDER, C_OUTCOME, C_QEND, C_QHEAD, C_QLEV, C_QPREV, C_QTAIL, C_RUNMIN, C_SECOND_AT, C_SEEN_GEN,
-    C_SPILL, C_STOP, C_TOTAL, C_WANT, ORDER_COLOURS, ORDER_DEPTH_FIRST, ORDER_GUIDE, ORDER_LINE, ORDER_LONG_GUIDE,
+    C_SPILL, C_STOP, C_TOTAL, C_WANT, ORDER_DEPTH_FIRST, ORDER_GUIDE, ORDER_LINE, ORDER_LONG_GUIDE,
     ORDER_STREAMLINED, ORDER_SWEEP, RUNNING,
 )
 from engine.search.depth_first import depth_first_search, depth_first_start
@@ -32,33 +32,23 @@ from engine.search.positions import (
     STATE_WORDS, WIDTH, lay_out_deal, make_position,
 )
 from engine.search.safe_moves import play_safe_moves
+from engine.search.schedule import DEFAULT_SCHEDULE, SEARCHES, Step
 from engine.search.sweep import WANT_LOAD, WANT_SPILL, sweep_layer, sweep_room, sweep_search
 from engine.search.sweep_runs import NONE_WAITING, WaitingRuns
 from engine.search.workspace import Workspace
 
 
 # The second order (started once SECOND_AT positions are stored, 0: never): novel positions first, then the most
-# cards up, then the guide (module docstring, "The search").  The two orders take turns over one table, so every
+# cards up, then the guide (docs/solvers.md, "The search").  The two orders take turns over one table, so every
 # stored position is still expanded once.
 SECOND_AT = 200_000
 
-STREAMLINED_SHARE = 2
-# The depth-first retries store at most max_nodes // RETRY_SHARE positions each (module docstring, "The retry").
-RETRY_SHARE = 2
-STREAMLINERS = (1, 1)  # (P_EAGER, P_SUITS) in the streamlined search; (0, 0) makes it a plain exhaustive search
-COLOUR_STREAMLINERS = (0, 1)  # (P_EAGER, P_SUITS) in the colour search (ORDER_COLOURS, below)
-
-LINE_ROOM = 5  # 6 columns deal 7621 (seed 99) is won in 33.9 M positions: 3 x 10^7 did not hold them (docstring)
-
-GUIDE_ROOM = 3  # 6 columns deal 3419 (seed 99) is won in 16.2 M expansions; 3 x 10^7 stay under 3 GiB
-
-SEARCH_ORDERS = ((ORDER_GUIDE, False), (ORDER_STREAMLINED, True), (ORDER_COLOURS, True), (ORDER_LINE, True),
-                 (ORDER_LONG_GUIDE, False), (ORDER_SWEEP, True))
-
-SWEEP_TOTAL = 30  # ... 279 stores 216.6 M positions in all, and 3004 wins after 275.6 M
+# The sweep stores at most SWEEP_TOTAL x its room positions in all (each costs one expansion): 6 columns deal
+# 279 (seed 99) stores 216.6 M positions in all, and 3004 wins after 275.6 M (docs/solvers.md, "The sweep").
+SWEEP_TOTAL = 30
 
 SWEEP_FLUSH_ROOM = 4096  # written out once fewer than this are free: more than one expansion's children
-# The sweep's runs (module docstring, "The sweep's runs"): once fewer than SWEEP_SPILL_ROOM live positions are
+# The sweep's runs (docs/solvers.md, "The sweep's runs"): once fewer than SWEEP_SPILL_ROOM live positions are
 # free (more than one expansion's children; 0: never) and the heap holds at least a SPILL_SHARE-th of the room,
 # the heap's highest layers go to disk, all but about its lowest SPILL_KEEP-th; a layer's positions come back
 # from disk a SWEEP_LOAD_SHARE-th of the room at most per run (but a layer always whole).
@@ -83,9 +73,8 @@ class SolverRules:
     reserve: bool = False
     worrying_back: bool = False
     single_card: bool = False
-    # the line search's room in units of max_nodes; 0 for the module's LINE_ROOM (a game whose unknowns more room
-    # decides, within the 4 GiB a deal may use and the time its row may take, sets its own)
-    line_room: int = 0
+    # the searches a deal gets, in turn (engine/search/schedule.py); None: DEFAULT_SCHEDULE
+    schedule: tuple[Step, ...] | None = None
     # positions the sweep with its levels on disk may store after every other search (0: it is not run)
     disk_positions: int = 0
 
@@ -143,11 +132,11 @@ def warm_up() -> None:
 
 
 SLICE_NODES = 20_000  # expansions between two looks at the clock when max_seconds is set
-# The probe (module docstring, "The probe"): once the guide's search has made PROBE_AT expansions, a depth-first
+# The probe (docs/solvers.md, "The probe"): once the guide's search has made PROBE_AT expansions, a depth-first
 # search with single cards gets PROBE_NODES expansions of its own, in a table of its own, before the guide goes on.
 PROBE_AT = 50_000
 PROBE_NODES = 20_000
-# The streamlined probe (module docstring, "The streamlined search"): once the guide has made STREAM_AT
+# The streamlined probe (docs/solvers.md, "The streamlined search"): once the guide has made STREAM_AT
 # expansions, the streamlined search gets STREAM_NODES of its own; only a win ends the deal there.
 STREAM_AT = 10_000
 STREAM_NODES = 100_000
@@ -228,7 +217,7 @@ def advance_search(rel: np.ndarray, params: np.ndarray, ws: Workspace, ctl: np.n
 
 def _single_cards(rules: SolverRules, wanted: bool) -> int:
     """P_SINGLE for a search: runs that stand for single-card moves (`limited`) may be searched as those moves
-    (module docstring, "The retry moves single cards"); `unlimited` runs may not."""
+    (docs/solvers.md, "The retry moves single cards"); `unlimited` runs may not."""
     return 1 if rules.single_card or (wanted and not rules.unlimited) else 0
 
 
@@ -241,7 +230,7 @@ def _probe(start: np.ndarray, rel: np.ndarray, params: np.ndarray, rules: Solver
     pparams = params.copy()
     pparams[P_SINGLE] = _single_cards(rules, True)
     if streamlined:
-        pparams[P_EAGER], pparams[P_SUITS] = _streamliners(rules)
+        pparams[P_EAGER], pparams[P_SUITS] = _streamliners(rules, Step("streamlined"))
     pctl = np.zeros(CTL_SIZE, dtype=np.int64)
     begin_search(start, rel, pparams, pws, ORDER_STREAMLINED if streamlined else ORDER_DEPTH_FIRST, pctl)
     advance_search(rel, pparams, pws, pctl, budget)
@@ -249,18 +238,18 @@ def _probe(start: np.ndarray, rel: np.ndarray, params: np.ndarray, rules: Solver
 
 
 def frees_levels(rules: SolverRules) -> bool:
-    """May the sweep free each level of a layer once the next is expanded (module docstring, "The sweep")?  Only
+    """May the sweep free each level of a layer once the next is expanded (docs/solvers.md, "The sweep")?  Only
     where every move within a layer can be undone: empty columns take any card, and there is no reserve and no
     worrying back (a reserve card played, or a card played back, does not go back the way it came)."""
     return rules.empty == EMPTY_ANY and not rules.reserve and not rules.worrying_back
 
 
-def _streamliners(rules: SolverRules, order: int = ORDER_STREAMLINED) -> tuple[int, int]:
-    """(P_EAGER, P_SUITS) for the streamlined search: STREAMLINERS, but positions are told apart by colour and
-    rank only where cards build in alternating colours (as Solvitaire does: where they build in suit, the two
-    suits of a colour are no more alike than any two); for the colour search (ORDER_COLOURS), that one alone."""
-    eager, suits = STREAMLINERS if order == ORDER_STREAMLINED else COLOUR_STREAMLINERS
-    return eager, suits if rules.build == BUILD_ALTERNATE else 0
+def _streamliners(rules: SolverRules, step: Step) -> tuple[int, int]:
+    """(P_EAGER, P_SUITS) for a step on the depth-first kernel: its streamliners, but positions are told apart
+    by colour and rank only where cards build in alternating colours (as Solvitaire does: where they build in
+    suit, the two suits of a colour are no more alike than any two)."""
+    step = step.resolved()
+    return int(bool(step.eager)), int(bool(step.suits) and rules.build == BUILD_ALTERNATE)
 
 
 def _decided(params: np.ndarray, ctl: np.ndarray) -> bool:
@@ -281,7 +270,7 @@ def solve_state(st: np.ndarray, rel: np.ndarray, rules: SolverRules, ws: Workspa
     params = rules.params()
     start = np.array(st, dtype=np.uint8, copy=True)
     ctl = np.zeros(CTL_SIZE, dtype=np.int64)
-    ctl[C_OUTCOME] = UNKNOWN  # until a search runs (every one in SEARCH_ORDERS may be skipped under some rules)
+    ctl[C_OUTCOME] = UNKNOWN  # until a search runs (every step of a schedule may be skipped under some rules)
     timed_out = False
     t0 = time.perf_counter()
     c0 = time.process_time()
@@ -291,26 +280,35 @@ def solve_state(st: np.ndarray, rel: np.ndarray, rules: SolverRules, ws: Workspa
     ws.next_seen_gen()  # the second order's stamp for this deal
     won_in, won_params, won_ctl = ws, params, ctl  # the search that gave the verdict (the probe's, if it did)
     made = set()
-    for search, single_cards in SEARCH_ORDERS:
-        if search == ORDER_COLOURS and rules.build != BUILD_ALTERNATE:
+    plugin_line = None  # the winning moves of a plug-in search, if one won
+    for step in DEFAULT_SCHEDULE if rules.schedule is None else rules.schedule:
+        search = SEARCHES[step.search]
+        if search.colours_only and rules.build != BUILD_ALTERNATE:
             continue  # no colours to tell apart: it would be a plain depth-first search (the line search is one)
-        order = ORDER_STREAMLINED if search == ORDER_COLOURS else search  # the kernel's order
+        order = search.order  # the kernel's order
         streamlined = order == ORDER_STREAMLINED
-        params[P_SINGLE] = _single_cards(rules, single_cards)
-        params[P_EAGER], params[P_SUITS] = _streamliners(rules, search) if streamlined else (0, 0)
+        params[P_SINGLE] = _single_cards(rules, bool(step.resolved().single_cards))
+        params[P_EAGER], params[P_SUITS] = _streamliners(rules, step) if streamlined else (0, 0)
         params[P_LINE] = int(order == ORDER_LINE)
         params[P_FRONTIER] = int(order == ORDER_SWEEP and frees_levels(rules))
-        share = STREAMLINED_SHARE if streamlined else RETRY_SHARE if order == ORDER_DEPTH_FIRST else 1
-        room = rules.line_room or LINE_ROOM
-        params[P_MAXNODES] = max(1, rules.max_nodes * room if order == ORDER_LINE
-                                 else rules.max_nodes * GUIDE_ROOM if order == ORDER_LONG_GUIDE
-                                 else rules.max_nodes // share)
+        params[P_MAXNODES] = step.positions(rules.max_nodes)
+        if search.run is not None:  # a search of Python's own (docs/adding_a_search.md): no kernel state
+            found = search.run(start, rel, params, ws)
+            nodes, best = nodes + found.nodes, max(best, found.best)
+            if found.outcome == WON or (found.outcome == UNSOLVABLE and search.exhaustive):
+                ctl[C_OUTCOME], ctl[C_ORDER] = found.outcome, -1
+                if found.outcome == WON:
+                    line_params = params.copy()
+                    line_params[P_SINGLE] = _single_cards(rules, False)
+                    plugin_line = shortcut_line(start, rel, line_params, replay_line(start, rel, params, found.path))
+                break
+            continue
         made_as = (order, int(params[P_SINGLE]), int(params[P_EAGER]), int(params[P_SUITS]))
         if made_as in made:
             continue  # the same search again would give the same answer
         made.add(made_as)
         begin_search(start, rel, params, ws, order, ctl)
-        # the probes (module docstring): (guide's expansions when due, budget, streamlined), soonest first
+        # the probes (docs/solvers.md): (guide's expansions when due, budget, streamlined), soonest first
         # (the streamlined one only where cards build in alternating colours: where they build in suit it has
         # no colour symmetry to use, and Baker's Game's row took 1.32x the expansions with it)
         probes = sorted(p for p in ((STREAM_AT, STREAM_NODES, True), (PROBE_AT, PROBE_NODES, False))
@@ -352,6 +350,8 @@ def solve_state(st: np.ndarray, rel: np.ndarray, rules: SolverRules, ws: Workspa
             line_params = params.copy()
             line_params[P_SINGLE] = _single_cards(rules, False)
             sol = shortcut_line(start, rel, line_params, on_disk.codes)
+    elif plugin_line is not None:
+        sol = plugin_line
     elif won_ctl[C_OUTCOME] == WON and won_ctl[C_ORDER] in (ORDER_STREAMLINED, ORDER_LINE):  # its line is its stack
         scode = won_in.stack(int(won_ctl[C_ORDER]))[4]
         sol = replay_line(start, rel, won_params, scode[:int(won_ctl[C_DEPTH]) + 1].copy())

@@ -29,12 +29,12 @@ from engine.search.positions import O_FND, O_LEN, P_FRONTIER, P_NCOLS, P_WORRY, 
 from engine.search.sweep_runs import NONE_WAITING
 
 
-# The sweep's budget (module docstring, "The sweep"): at most SWEEP_LIVE x max_nodes positions held at once, at
+# The sweep's budget (docs/solvers.md, "The sweep"): at most SWEEP_LIVE x max_nodes positions held at once, at
 # most SWEEP_TOTAL x max_nodes stored in all (each costs one expansion), every one with its parent link and move
 # (8 bytes), SWEEP_LINK_BUFFER of them in memory, written out to a temporary file each time they fill it.
 # 6 columns deal 279 (seed 99): unsolvable with 38.1 M live at most (sampled); unknown at 3 x 10^7; 3004 is won
 # with 51.0 M live at most (sampled every 10^6 expansions: at most 52.0 M).  5.3 x 10^7 is what 2^26 slots hold
-# at four fifths, and with 24-byte records (module docstring, "The sweep's records") the process's peak stays
+# at four fifths, and with 24-byte records (docs/solvers.md, "The sweep's records") the process's peak stays
 # near 3 GiB.  A fraction: the room is int(SWEEP_LIVE x max_nodes).
 SWEEP_LIVE = 5.3
 
@@ -53,7 +53,7 @@ def sweep_room(max_nodes: int) -> int:
 
 @leaf_kernel
 def sweep_layer(st, rel, params):
-    """The sweep's layer of position st (module docstring, "The sweep"): with u its cards up that can never come
+    """The sweep's layer of position st (docs/solvers.md, "The sweep"): with u its cards up that can never come
     back (all of them, or under worrying back those of rank at most one above the lowest foundation) and S the
     set of the cards that are not blocked (a card is blocked when it lies on a card it could not be built on),
     (u + |S|) x 2^52 plus S as 52 bits.  No move the search makes lowers it."""
@@ -149,7 +149,7 @@ def sweep_store(q, q0, q1, pid, nlive, high, free, hsize, done, done_here, ntota
 
 @leaf_kernel
 def sweep_load(keys, rids, inrecs, recs, lay, rid, heap, hsize, table, gen, free, high, nlive):
-    """Positions read back from the sweep's runs (module docstring, "The sweep's runs") into free records or the
+    """Positions read back from the sweep's runs (docs/solvers.md, "The sweep's runs") into free records or the
     next ones, each to the heap with its layer key and number, but for those already live (a copy met again after
     it went out, or in two runs): those are merged, the record in memory kept.  The arrays and the table must
     have room for all of them.  Returns (hsize, free, high, nlive)."""
@@ -172,7 +172,7 @@ def sweep_load(keys, rids, inrecs, recs, lay, rid, heap, hsize, table, gen, free
 @leaf_kernel
 def level_cut(heap, h, lay, keep, counts):
     """The least layer key of the level (key >> 52, u + |S|, below 128) of the (h // keep)-th least entry of
-    the sweep's heap ``heap[:h]`` (``counts``: int64[128], scratch): where a run starts (module docstring, "The
+    the sweep's heap ``heap[:h]`` (``counts``: int64[128], scratch): where a run starts (docs/solvers.md, "The
     sweep's runs").  By level, so that no key is copied to choose it."""
     counts[:] = 0
     for i in range(h):
@@ -223,7 +223,7 @@ def _grow_ring(fifo, lo, hi):
 @nb.njit(cache=True)
 def sweep_search(rel, params, recs, lay, rid, heap, fifo, parent, code, table, ctl, max_live, total_cap, flush_at, ref,
            frame):
-    """The sweep (module docstring, "The sweep") from the state in ctl until it is decided, ctl[C_NODES] reaches
+    """The sweep (docs/solvers.md, "The sweep") from the state in ctl until it is decided, ctl[C_NODES] reaches
     ctl[C_STOP], or the links in memory reach ``flush_at`` (the caller writes them out: :meth:`Workspace.spill`).
 
     Records 0..ctl[C_HIGH]-1 hold the live positions and the free ones (``lay``: each one's layer, -1 when free;
@@ -239,10 +239,10 @@ def sweep_search(rel, params, recs, lay, rid, heap, fifo, parent, code, table, c
     would make more than ``max_live`` live (after freeing what can be freed) or ``total_cap`` stored in all.
     With the runs on (ctl[C_SPILL] > 0, the room kept free), it returns with ctl[C_WANT] set instead: WANT_SPILL
     when the room is nearly full and the heap holds enough to write out, WANT_LOAD at a layer's end when the
-    least layer on disk (ctl[C_RUNMIN]) is due (module docstring, "The sweep's runs"; the caller does either
+    least layer on disk (ctl[C_RUNMIN]) is due (docs/solvers.md, "The sweep's runs"; the caller does either
     and calls again).
     The records are told relative
-    to the root ``ref`` through ``frame`` (:func:`sweep_frame`; module docstring, "The sweep's records").
+    to the root ``ref`` through ``frame`` (:func:`sweep_frame`; docs/solvers.md, "The sweep's records").
     Returns the work arrays, which may have grown.
     """
     empty_out, mv, order, cur, kids, encs, codes, kinds, hashes = expansion_buffers()
@@ -262,7 +262,7 @@ def sweep_search(rel, params, recs, lay, rid, heap, fifo, parent, code, table, c
     stop = ctl[C_STOP]
     qprev, qlev, qhead, qend, qtail = ctl[C_QPREV], ctl[C_QLEV], ctl[C_QHEAD], ctl[C_QEND], ctl[C_QTAIL]
     outcome = RUNNING
-    runmin = ctl[C_RUNMIN]  # the least layer waiting on disk (module docstring, "The sweep's runs")
+    runmin = ctl[C_RUNMIN]  # the least layer waiting on disk (docs/solvers.md, "The sweep's runs")
     while outcome == RUNNING:
         if nodes >= stop or ntotal - lbase >= flush_at:
             break

@@ -1,4 +1,4 @@
-"""The sweep's waiting positions kept on disk (engine/open_solitaire.py, "The sweep's runs").
+"""The sweep's waiting positions kept on disk (docs/solvers.md, "The sweep's runs").
 
 When the sweep's room fills and most of it is positions waiting in higher layers, the highest of them are written
 out here as a *run*: the records sorted by layer key, each with its layer key and its number among the positions

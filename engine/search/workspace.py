@@ -186,7 +186,7 @@ class Workspace:
             self.runs.close()
 
     def spill_waiting(self, ctl: np.ndarray, above: int | None = None) -> None:
-        """Write the heap's highest layers out to a run (module docstring, "The sweep's runs"): those with keys
+        """Write the heap's highest layers out to a run (docs/solvers.md, "The sweep's runs"): those with keys
         above ``above``, or by default every level (u + |S|) from that of the heap's SPILL_KEEP-th least entry up
         (the whole heap when its lowest level is that large), and free their records (marked layer 0, below every
         layer, so ``sweep_drop`` takes them with the finished ones); the rest, sorted by (layer, record), is the
@@ -286,7 +286,7 @@ class Workspace:
         return self.parent, self.mcode
 
     def probe_workspace(self, max_nodes: int) -> "Workspace":
-        """The probe's own tables (module docstring, "The probe"), made at the first probe and kept with these."""
+        """The probe's own tables (docs/solvers.md, "The probe"), made at the first probe and kept with these."""
         if self.probe is None:
             self.probe = Workspace()
         self.probe.reserve(max_nodes)
