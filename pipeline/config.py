@@ -128,7 +128,7 @@ class Study:
 # --- YAML with line numbers -----------------------------------------------------
 
 
-class _Where:
+class ErrorLocation:
     """Formats one-line errors: file, line (when known), field, problem, allowed."""
 
     def __init__(self, path: str, lines: dict[tuple, int]):
@@ -173,7 +173,7 @@ def _index_nodes(node: yaml.Node, path: tuple, lines: dict[tuple, int], where: s
             _index_nodes(item, path + (i,), lines, where)
 
 
-def _read_yaml(path: Path) -> tuple[dict[str, Any], str, _Where]:
+def _read_yaml(path: Path) -> tuple[dict[str, Any], str, ErrorLocation]:
     where = str(path)
     if not path.exists():
         raise BadInput(f"{where}: no such study file; allowed: a path to a YAML study (e.g. configs/quickstart.yaml)")
@@ -196,13 +196,13 @@ def _read_yaml(path: Path) -> tuple[dict[str, Any], str, _Where]:
         raise BadInput(f"{where}: the study is {kind}, not a mapping; allowed: a mapping of {', '.join(TOP_LEVEL_KEYS)}")
     lines: dict[tuple, int] = {}
     _index_nodes(node, (), lines, where)
-    return data, text, _Where(where, lines)
+    return data, text, ErrorLocation(where, lines)
 
 
 # --- value checks ---------------------------------------------------------------
 
 
-def _int(w: _Where, fld: tuple, value: Any, lo: int, hi: int) -> int:
+def _int(w: ErrorLocation, fld: tuple, value: Any, lo: int, hi: int) -> int:
     allowed = f"an integer in {lo}..{hi}" if hi < U64_MAX else f"an integer in {lo}..2^64-1"
     if isinstance(value, bool) or not isinstance(value, int):
         w.fail(fld, f"value {_show(value)} is not an integer", allowed)
@@ -211,7 +211,7 @@ def _int(w: _Where, fld: tuple, value: Any, lo: int, hi: int) -> int:
     return value
 
 
-def _number(w: _Where, fld: tuple, value: Any, lo: float, hi: float | None, allowed: str) -> float:
+def _number(w: ErrorLocation, fld: tuple, value: Any, lo: float, hi: float | None, allowed: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         w.fail(fld, f"value {_show(value)} is not a number", allowed)
     if value < lo or (hi is not None and value > hi):
@@ -271,7 +271,7 @@ def load_study(
     bs = data.get("batch_size", DEFAULT_BATCH_SIZE)
     bs = _int(w, ("batch_size",), bs, 1, 10_000_000)
     if batch_size is not None:
-        bs = _int(_Where("option --batch-size", {}), (), batch_size, 1, 10_000_000)
+        bs = _int(ErrorLocation("option --batch-size", {}), (), batch_size, 1, 10_000_000)
 
     overrides_cli = parse_sets(game, sets)
     variants = _variants(data, w, game, overrides_cli)
@@ -288,7 +288,7 @@ def load_study(
     )
 
 
-def _deal_source(data: dict, w: _Where, path: Path, game: GameSpec, deals: int | None, seed: int | None) -> DealSource:
+def _deal_source(data: dict, w: ErrorLocation, path: Path, game: GameSpec, deals: int | None, seed: int | None) -> DealSource:
     given = [k for k in ("deals", "deals_file", "microsoft_deals") if k in data]
     allowed = "exactly one of deals (with seed), deals_file, microsoft_deals"
     if len(given) != 1:
@@ -306,10 +306,10 @@ def _deal_source(data: dict, w: _Where, path: Path, game: GameSpec, deals: int |
     if kind == "deals":
         count = _int(w, ("deals",), data["deals"], 1, DEAL_INDEX_MAX)
         if deals is not None:
-            count = _int(_Where("option --deals", {}), (), deals, 1, DEAL_INDEX_MAX)
+            count = _int(ErrorLocation("option --deals", {}), (), deals, 1, DEAL_INDEX_MAX)
         s = _int(w, ("seed",), data.get("seed", 0), 0, U64_MAX)
         if seed is not None:
-            s = _int(_Where("option --seed", {}), (), seed, 0, U64_MAX)
+            s = _int(ErrorLocation("option --seed", {}), (), seed, 0, U64_MAX)
         return DealSource(kind="seeded", count=count, seed=s)
 
     if kind == "deals_file":
@@ -321,7 +321,7 @@ def _deal_source(data: dict, w: _Where, path: Path, game: GameSpec, deals: int |
         file = Path(value)
         if not file.is_absolute():
             file = (path.parent / file).resolve()
-        lines = _read_deals_lines(file, game, w)
+        lines = read_deals_lines(file, game, w)
         digest = hashlib.sha256("\n".join(lines).encode()).hexdigest()
         return DealSource(kind="file", count=len(lines), path=str(file), sha256=digest, lines=tuple(lines))
 
@@ -344,7 +344,7 @@ def _deal_source(data: dict, w: _Where, path: Path, game: GameSpec, deals: int |
     return DealSource(kind="microsoft", count=len(arr), ranges=ranges, numbers=arr)
 
 
-def _read_deals_lines(file: Path, game: GameSpec, w: _Where) -> list[str]:
+def read_deals_lines(file: Path, game: GameSpec, w: ErrorLocation) -> list[str]:
     """The deal lines of a deals file, every one checked (errors name the file and the line)."""
     if not file.exists() or file.is_dir():
         w.fail(("deals_file",), f"{file}: no such deals file", "a path to a deals file, relative to the study")
@@ -384,7 +384,7 @@ def parse_sets(game: GameSpec, sets: Sequence[str]) -> dict[str, Any]:
     return out
 
 
-def _variants(data: dict, w: _Where, game: GameSpec, cli: dict[str, Any]) -> dict[str, Variant]:
+def _variants(data: dict, w: ErrorLocation, game: GameSpec, cli: dict[str, Any]) -> dict[str, Variant]:
     switches = game.switches()
     specs: list[tuple[str, tuple, str | None, dict[str, Any]]] = []  # name, field, preset, overrides
 
@@ -458,7 +458,7 @@ def _variants(data: dict, w: _Where, game: GameSpec, cli: dict[str, Any]) -> dic
     return variants
 
 
-def _reference(data: dict, w: _Where, variants: dict[str, Variant]) -> dict[str, dict[str, Any]]:
+def _reference(data: dict, w: ErrorLocation, variants: dict[str, Variant]) -> dict[str, dict[str, Any]]:
     raw = data.get("reference")
     if raw is None:
         return {}

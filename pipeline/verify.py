@@ -43,7 +43,7 @@ import numpy as np
 from engine.deals import parse_number_ranges
 from engine.registry import GameSpec, get_game, uses_solver
 from engine.rules import RuleError
-from pipeline.config import DealSource, _read_deals_lines, _Where
+from pipeline.config import DealSource, ErrorLocation, read_deals_lines
 from pipeline.errors import BadInput
 from pipeline.run_files import MANIFEST, read_manifest, run_parts
 from pipeline.run_store import first_line, open_run
@@ -118,7 +118,7 @@ def _deal_source(run_dir: Path, game: GameSpec, src: Any) -> DealSource:
             return DealSource(kind="microsoft", count=len(numbers), ranges=src["microsoft_deals"], numbers=numbers)
         if kind == "file":
             path = Path(src["deals_file"])
-            lines = _read_deals_lines(path, game, _Where(f"deals file of the run ({open_run(run_dir).where(MANIFEST)})", {}))
+            lines = read_deals_lines(path, game, ErrorLocation(f"deals file of the run ({open_run(run_dir).where(MANIFEST)})", {}))
             digest = hashlib.sha256("\n".join(lines).encode()).hexdigest()
             if digest != src.get("sha256"):
                 raise BadInput(f"deals file {path}: changed since the run (its sha256 differs from the manifest's); "
