@@ -45,9 +45,10 @@ class Search:
     """A search the schedule may name: the kernel it runs and its step's defaults.
 
     A search of the solver's own kernels sets ``order``; a plug-in search sets ``run`` instead:
-    ``run(start, rel, params, ws) -> Found``, called with the deal's position (closed under safe moves), its
-    relative ranks, the kernel's parameters for this step (``params[P_MAXNODES]`` is its room) and the
-    solver's Workspace.  Its UNSOLVABLE counts only if it is ``exhaustive``."""
+    ``run(start, rel, params, ws) -> Found``, called with the deal's position as dealt (to be closed under safe
+    moves by the search, as every kernel does), its relative ranks, the kernel's parameters for this step
+    (``params[P_MAXNODES]`` is its room) and the solver's Workspace.  Its UNSOLVABLE counts only if it is
+    ``exhaustive``."""
 
     order: int  # the kernel's order (engine/search/control.py); -1 for a plug-in search
     doc: str
