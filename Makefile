@@ -6,14 +6,14 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 STUDY  ?= configs/perpetual_motion.yaml
 
-.PHONY: test run bench venv clean
+.PHONY: test run bench lint format docs docs-serve venv clean
 
 venv: $(STAMP)
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -e '.[test,docs]'
 	@touch $(STAMP)
 
 test: $(STAMP)
@@ -22,8 +22,26 @@ test: $(STAMP)
 run: $(STAMP)
 	$(VENV)/bin/patience run $(STUDY)
 
+# The linter and the formatter, as CI runs them (configured in pyproject.toml); `make format` applies both.
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: $(STAMP)
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
 bench: $(STAMP)
 	$(PY) scripts/bench_engine.py
 
+# The manual: docs/ -> site/ (reference pages generated from the code by docs/gen_pages.py); no warning allowed.
+# (NO_MKDOCS_2_WARNING silences Material's banner about its end of life, which is not a build warning.)
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
+
+# The same site, rebuilt on every change, on this machine only.
+docs-serve: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs serve -a 127.0.0.1:8000
+
 clean:
-	rm -rf $(VENV) .pytest_cache results
+	rm -rf $(VENV) .pytest_cache results site

@@ -83,6 +83,8 @@ class GameSpec:
     # check_solution(deal uint8[ncards], rules, solution text) -> None if the reference replays it to a win,
     # else why not; None for games with no solver
     check_solution: Callable[[np.ndarray, Any, str], str | None] | None = None
+    # preset -> the source it is named for, in a line (printed by `patience games` and the game's manual page)
+    preset_sources: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def ncards(self) -> int:

@@ -385,6 +385,8 @@ def games(game: Annotated[Optional[str], typer.Argument(help="show one game in d
     typer.echo("presets:")
     for name, values in g.presets.items():
         typer.echo(f"  {name}: " + (", ".join(f"{k}={_text(v)}" for k, v in values.items()) or "(the defaults)"))
+        if name in g.preset_sources:
+            typer.echo(f"    named for: {g.preset_sources[name]}")
     typer.echo("per-deal columns:")
     for name, (dtype, doc) in COMMON_COLUMN_DOCS.items():
         typer.echo(f"  {name} ({dtype}): {doc}")

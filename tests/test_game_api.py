@@ -39,6 +39,7 @@ def test_spec_is_complete(game: GameSpec):
         assert sw.coerce(sw.default) == sw.default
     for preset in game.presets:
         assert dataclasses.is_dataclass(game.rules(preset))
+    assert set(game.preset_sources) == set(game.presets), "each preset names the source it is named for"
     assert set(COMMON_COLUMNS) <= set(game.columns())
 
 

@@ -109,6 +109,10 @@ PRESETS: dict[str, dict] = {
     "masten": {"discards": "forced", "fill": "compulsory", "move_lone_card": False, "strategy": "solver"},
     "pysolfc": {"discards": "optional", "fill": "optional", "move_lone_card": True, "win": "one_ace_per_pile"},
 }
+PRESET_SOURCES: dict[str, str] = {  # each preset, and the source it is named for
+    "masten": "Masten's 11.57% winnable, by his solver (solitairewinrates.com)",
+    "pysolfc": "PySolFC's Aces Up: discards and fills optional, a lone card may move, won with an Ace on each pile",
+}
 
 # Aces high: 2 = 1, ..., K = 12, A = 13.
 VALUE = np.array([13 if c % 13 == 0 else c % 13 for c in range(52)], dtype=np.int64)
@@ -764,6 +768,7 @@ GAME = GameSpec(
     deck=DECK_52,
     rules_type=AcesUpRules,
     presets=PRESETS,
+    preset_sources=PRESET_SOURCES,
     extra_columns=EXTRA_COLUMNS,
     play_batch=play_batch,
     play_one=play_one,

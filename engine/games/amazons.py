@@ -116,6 +116,12 @@ PRESETS: dict[str, dict] = {
     "one_in_ten": {"gather": "pile1_bottom_up", "loss_rule": "idle_passes"},
     "pysolfc": {"build": "any_suit", "queen_any_column": True},
 }
+PRESET_SOURCES: dict[str, str] = {  # each preset, and the source it is named for
+    "dick": "Dick's Games of Patience (1898), the rules read literally",
+    "one_ace": "the one-Ace strategy that wins 'as many as half the games'",
+    "one_in_ten": "a reading tried against the '1 in 10' of Wikipedia's infobox, whose rules are unstated",
+    "pysolfc": "PySolFC's Amazons: foundations in any suit, a free Queen from any column",
+}
 
 
 @nb.njit(cache=True, inline="always")
@@ -1080,6 +1086,7 @@ GAME = GameSpec(
     deck=DECK_AMAZONS,
     rules_type=AmazonsRules,
     presets=PRESETS,
+    preset_sources=PRESET_SOURCES,
     extra_columns=EXTRA_COLUMNS,
     play_batch=play_batch,
     play_one=play_one,

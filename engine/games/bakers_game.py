@@ -41,6 +41,9 @@ class BakersGameRules:
 
 
 PRESETS: dict[str, dict] = {"standard": {}}
+PRESET_SOURCES: dict[str, str] = {  # each preset, and the source it is named for
+    'standard': "Baker's Game as Solvitaire and Jerry Bryan's 10^6-deal counts play it",
+}
 
 
 def solver_rules(rules: BakersGameRules, build: int = BUILD_SUIT) -> SolverRules:
@@ -64,5 +67,6 @@ GAME = SOLVER.game_spec(
     doc="Eight columns (4 to 8 with `columns`), four cells, foundations from Ace; build down in suit.  Solved exactly.",
     rules_type=BakersGameRules,
     presets=PRESETS,
+    preset_sources=PRESET_SOURCES,
     deal_sources=frozenset({"seeded", "file", "microsoft"}),
 )

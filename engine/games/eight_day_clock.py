@@ -110,6 +110,9 @@ class EightDayClockRules:
 PRESETS: dict[str, dict] = {
     "masten": {"after_discard": "after_last_taken", "empty_pile": "fill_own"},
 }
+PRESET_SOURCES: dict[str, str] = {  # each preset, and the source it is named for
+    'masten': "Masten's 1 in 107 (solitairewinrates.com): of the readings with his own start, the one that agrees with it",
+}
 
 
 def _lowest_bit_table() -> np.ndarray:
@@ -465,6 +468,7 @@ GAME = GameSpec(
     deck=DECK_52,
     rules_type=EightDayClockRules,
     presets=PRESETS,
+    preset_sources=PRESET_SOURCES,
     extra_columns=EXTRA_COLUMNS,
     play_batch=play_batch,
     play_one=play_one,

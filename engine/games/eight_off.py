@@ -65,6 +65,10 @@ PRESETS: dict[str, dict] = {
     "standard": {},
     "fore_cell_same_suit": {"cells": 4, "prefilled_cells": 4},
 }
+PRESET_SOURCES: dict[str, str] = {  # each preset, and the source it is named for
+    'standard': "Eight Off as Solvitaire plays it (Blake and Gent); Masten's figure agrees",
+    'fore_cell_same_suit': "Solvitaire's Fore Cell, same suit: four cells, all four dealt full",
+}
 
 
 def solver_rules_for(rules, columns: int) -> SolverRules:
@@ -98,4 +102,5 @@ GAME = SOLVER.game_spec(
     "in suit, Kings only to empty columns.  Solved exactly.",
     rules_type=EightOffRules,
     presets=PRESETS,
+    preset_sources=PRESET_SOURCES,
 )

@@ -99,6 +99,11 @@ PRESETS: dict[str, dict] = {
     "pysolfc": {"strategy": "solver"},  # PySolFC: foundations by rank only, every play optional
     "same_suit": {"build": "same_suit"},
 }
+PRESET_SOURCES: dict[str, str] = {  # each preset, and the source it is named for
+    "standard": "the rules as the books agree on them, every play made",
+    "pysolfc": "PySolFC: foundations by rank only, every play optional",
+    "same_suit": "the reading in which a foundation builds in the suit of its Ace",
+}
 
 EXTRA_COLUMNS = (
     Column("foundations_done", "int8", "complete foundations (A to K) when the game ended"),
@@ -663,6 +668,7 @@ def make_game(name: str, title: str, doc: str, aces_start: bool) -> GameSpec:
         deck=DECK_52,
         rules_type=FourPilesRules,
         presets=PRESETS,
+        preset_sources=PRESET_SOURCES,
         extra_columns=EXTRA_COLUMNS,
         play_batch=play_batch,
         play_one=play_one,

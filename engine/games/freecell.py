@@ -22,6 +22,9 @@ class FreeCellRules(BakersGameRules):
 
 
 PRESETS: dict[str, dict] = {"microsoft": {}}
+PRESET_SOURCES: dict[str, str] = {  # each preset, and the source it is named for
+    'microsoft': "Microsoft's FreeCell: four cells, eight columns; its deal numbers are `microsoft_deals`",
+}
 
 
 def solver_rules(rules: FreeCellRules, build: int = BUILD_ALTERNATE) -> SolverRules:
@@ -43,5 +46,6 @@ GAME = SOLVER.game_spec(
     "Solved exactly.",
     rules_type=FreeCellRules,
     presets=PRESETS,
+    preset_sources=PRESET_SOURCES,
     deal_sources=frozenset({"seeded", "file", "microsoft"}),
 )

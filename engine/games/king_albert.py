@@ -69,6 +69,11 @@ PRESETS: dict[str, dict] = {
     "raglan": {"layout": "raglan"},
     "queen_victoria": {"move_unit": "run"},
 }
+PRESET_SOURCES: dict[str, str] = {  # each preset, and the source it is named for
+    "king_albert": "King Albert as Solvitaire plays it (its preset king-albert; Blake and Gent, arXiv:1906.12314)",
+    "raglan": "Raglan as Solvitaire plays it (its preset raglan): the Aces start on the foundations",
+    "queen_victoria": "Queen Victoria: King Albert with runs moving as one unit",
+}
 
 SOLUTION_COLUMN = Column(
     "solution", "string", "the winning line (columns 1-9, reserve a-g, foundation h, a foundation played back "
@@ -176,4 +181,5 @@ GAME = SOLVER.game_spec(
     "the foundations) and queen_victoria (runs move).  Solved exactly.",
     rules_type=KingAlbertRules,
     presets=PRESETS,
+    preset_sources=PRESET_SOURCES,
 )

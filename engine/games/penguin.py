@@ -44,6 +44,9 @@ class PenguinRules:
 
 
 PRESETS: dict[str, dict] = {"parlett": {}}
+PRESET_SOURCES: dict[str, str] = {  # each preset, and the source it is named for
+    "parlett": "David Parlett, who invented the game (The Penguin Book of Patience)",
+}
 
 _EMPTY = {"any": EMPTY_ANY, "beak_minus_one": EMPTY_TOP_RANK, "none": EMPTY_NONE}
 
@@ -69,4 +72,5 @@ GAME = SOLVER.game_spec(
     "build down in suit, seven cells.  Every card is face up: the solver says exactly whether a deal can be won.",
     rules_type=PenguinRules,
     presets=PRESETS,
+    preset_sources=PRESET_SOURCES,
 )

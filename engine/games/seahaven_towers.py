@@ -39,6 +39,10 @@ class SeahavenTowersRules:
 
 # relaxed: PySolFC's Relaxed Seahaven Towers (any run moves as one unit)
 PRESETS: dict[str, dict] = {"standard": {}, "relaxed": {"sequence_move": "unlimited"}}
+PRESET_SOURCES: dict[str, str] = {  # each preset, and the source it is named for
+    'standard': "Seahaven Towers as Solvitaire plays it (Blake and Gent; Masten, with Don Woods's solver, agrees)",
+    'relaxed': "PySolFC's Relaxed Seahaven Towers: any run moves as one unit",
+}
 
 
 SOLVER = dealt_cells_game(COLUMNS)
@@ -52,4 +56,5 @@ GAME = SOLVER.game_spec(
     "suit, Kings only to empty columns, n cards move together with n - 1 free cells.  Solved exactly.",
     rules_type=SeahavenTowersRules,
     presets=PRESETS,
+    preset_sources=PRESET_SOURCES,
 )
