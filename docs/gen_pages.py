@@ -36,7 +36,6 @@ if str(ROOT) not in sys.path:  # the engine and pipeline packages, importable wi
 from engine.registry import game_names, get_game  # noqa: E402
 from engine.rules import Switch  # noqa: E402
 
-
 # --- small helpers ----------------------------------------------------------------------------------------------
 
 
@@ -175,16 +174,30 @@ def ours_text(row: dict[str, Any]) -> str:
 
 
 def results_table(rows: list[dict[str, Any]], *, with_game: bool) -> str:
-    head = ["figure", "deals", "ours (Wilson 95%)", "published", "verdict", "study, and the command that reproduces it",
-            "cost (measured)"]
+    head = [
+        "figure",
+        "deals",
+        "ours (Wilson 95%)",
+        "published",
+        "verdict",
+        "study, and the command that reproduces it",
+        "cost (measured)",
+    ]
     if with_game:
         head.insert(0, "game")
     lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
     for r in rows:
         source = f"{r['published']} ({r['source']})" if r.get("source") else r["published"]
         seed = f", seed {r['seed']}" if r.get("seed") is not None else ""
-        cols = [r["figure"], f"{int(r['deals']):,}{seed}", ours_text(r), source, r.get("verdict", ""),
-                f"`{r['command']}`", r.get("cost", "not measured")]
+        cols = [
+            r["figure"],
+            f"{int(r['deals']):,}{seed}",
+            ours_text(r),
+            source,
+            r.get("verdict", ""),
+            f"`{r['command']}`",
+            r.get("cost", "not measured"),
+        ]
         if with_game:
             cols.insert(0, f"[{get_game(r['game']).title}](games/{r['game']}.md)")
         lines.append("| " + " | ".join(cell(c) for c in cols) + " |")
@@ -227,30 +240,52 @@ def rules_sources(name: str) -> list[tuple[str, str]]:
 def game_page(name: str, rows: list[dict[str, Any]]) -> str:
     g = get_game(name)
     sw = g.switches()
-    md = [f"# {g.title}", "",
-          f"`{name}` · {g.ncards} cards · deals: {', '.join(sorted(g.deal_sources))} · outcomes: "
-          + ", ".join(code(o) for o in g.outcomes), "", g.doc, "",
-          f"`patience games {name}` prints the same switches and presets; "
-          f"`patience play {name} --seed 1 --index 0 --trace` plays one deal move by move.", ""]
+    md = [
+        f"# {g.title}",
+        "",
+        f"`{name}` · {g.ncards} cards · deals: {', '.join(sorted(g.deal_sources))} · outcomes: "
+        + ", ".join(code(o) for o in g.outcomes),
+        "",
+        g.doc,
+        "",
+        f"`patience games {name}` prints the same switches and presets; "
+        f"`patience play {name} --seed 1 --index 0 --trace` plays one deal move by move.",
+        "",
+    ]
 
-    md += ["## Rule switches", "",
-           "Set in a study's variant (`{" + next(iter(sw), "switch") + ": ...}`), in a `grid`, or for every variant "
-           "with `--set key=value`. Precedence: the defaults below < the variant's `preset` < its overrides < `--set`.",
-           "", switch_rows(sw)]
+    md += [
+        "## Rule switches",
+        "",
+        "Set in a study's variant (`{" + next(iter(sw), "switch") + ": ...}`), in a `grid`, or for every variant "
+        "with `--set key=value`. Precedence: the defaults below < the variant's `preset` < its overrides < `--set`.",
+        "",
+        switch_rows(sw),
+    ]
 
     if "schedule" in sw:
         s = sw["schedule"]
-        md += ["## Default solver schedule", "",
-               "The searches a deal gets, in turn, each only if those before left it unknown "
-               "([Solvers](../solvers.md#the-schedule)):", "", f"```text\n{s.default}\n```", ""]
+        md += [
+            "## Default solver schedule",
+            "",
+            "The searches a deal gets, in turn, each only if those before left it unknown "
+            "([Solvers](../solvers.md#the-schedule)):",
+            "",
+            f"```text\n{s.default}\n```",
+            "",
+        ]
         steps = s.explain(s.default) if s.explain else []
         if steps:
-            md += [line if re.match(r"^\d+\.", line.strip()) else f"* {line}" for line in
-                   (step.strip() for step in steps)]
+            md += [
+                line if re.match(r"^\d+\.", line.strip()) else f"* {line}" for line in (step.strip() for step in steps)
+            ]
             md.append("")
 
-    md += ["## Presets", "", "| preset | named for | switches it sets (the rest keep their defaults) |",
-           "| --- | --- | --- |"]
+    md += [
+        "## Presets",
+        "",
+        "| preset | named for | switches it sets (the rest keep their defaults) |",
+        "| --- | --- | --- |",
+    ]
     for preset, values in g.presets.items():
         text = ", ".join(f"`{k}: {code(v)[1:-1]}`" for k, v in values.items()) or "(the defaults)"
         md.append(f"| `{preset}` | {cell(g.preset_sources.get(preset, ''))} | {cell(text)} |")
@@ -259,8 +294,11 @@ def game_page(name: str, rows: list[dict[str, Any]]) -> str:
     md += ["## Published figures beside ours", ""]
     mine = [r for r in rows if r["game"] == name]
     if mine:
-        md += ["Measured figures only; how each was measured is on the [Results](../results.md) page.", "",
-               results_table(mine, with_game=False)]
+        md += [
+            "Measured figures only; how each was measured is on the [Results](../results.md) page.",
+            "",
+            results_table(mine, with_game=False),
+        ]
     else:
         md += ["No figure of this game has been measured against a published one yet.", ""]
     refs = []
@@ -269,12 +307,20 @@ def game_page(name: str, rows: list[dict[str, Any]]) -> str:
             rate = ref.get("win_rate")
             ci = ref.get("ci95")
             figure = "" if rate is None else f"{100 * rate:.6g}%" + (f" ± {100 * ci:.2g}" if ci else "")
-            refs.append(f"| `{path}` | `{variant}` | {cell(figure)} | {'context only' if ref.get('context') else 'verdict'} "
-                        f"| {cell(ref.get('source', ''))} |")
+            refs.append(
+                f"| `{path}` | `{variant}` | {cell(figure)} | {'context only' if ref.get('context') else 'verdict'} "
+                f"| {cell(ref.get('source', ''))} |"
+            )
     if refs:
-        md += ["The published figures the studies set beside ours (their `reference:`; the report gives the verdict, "
-               "or only shows a figure whose rules were never stated):", "",
-               "| study | variant | published | shown as | source |", "| --- | --- | --- | --- | --- |", *refs, ""]
+        md += [
+            "The published figures the studies set beside ours (their `reference:`; the report gives the verdict, "
+            "or only shows a figure whose rules were never stated):",
+            "",
+            "| study | variant | published | shown as | source |",
+            "| --- | --- | --- | --- | --- |",
+            *refs,
+            "",
+        ]
 
     studies = studies_of(name)
     if studies:
@@ -284,8 +330,13 @@ def game_page(name: str, rows: list[dict[str, Any]]) -> str:
             grid = data.get("grid") or {}
             if grid:
                 count += math.prod(len(v) for v in grid.values())
-            deals = (f"{data['deals']:,} (seed {data.get('seed', 0)})" if "deals" in data else
-                     f"Microsoft {data['microsoft_deals']}" if "microsoft_deals" in data else "deals file")
+            deals = (
+                f"{data['deals']:,} (seed {data.get('seed', 0)})"
+                if "deals" in data
+                else f"Microsoft {data['microsoft_deals']}"
+                if "microsoft_deals" in data
+                else "deals file"
+            )
             md.append(f"| `{path}` | {deals} | {count} | `patience run {path}` |")
         md.append("")
 
@@ -307,16 +358,23 @@ def game_page(name: str, rows: list[dict[str, Any]]) -> str:
 
 
 def games_index() -> str:
-    md = ["# Games", "",
-          "One page per registered game (`engine/registry.py`), generated from the code when the site is built: "
-          "the rules in words, every rule switch with its default, allowed values and doc, the presets, and the "
-          "published figures beside ours.", "",
-          "| game | name in a study | deck | presets | deals | outcomes |", "| --- | --- | --- | --- | --- | --- |"]
+    md = [
+        "# Games",
+        "",
+        "One page per registered game (`engine/registry.py`), generated from the code when the site is built: "
+        "the rules in words, every rule switch with its default, allowed values and doc, the presets, and the "
+        "published figures beside ours.",
+        "",
+        "| game | name in a study | deck | presets | deals | outcomes |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
     for name in game_names():
         g = get_game(name)
-        md.append(f"| [{cell(g.title)}]({name}.md) | `{name}` | {g.ncards} | "
-                  f"{', '.join(code(p) for p in g.presets) or '-'} | {', '.join(sorted(g.deal_sources))} | "
-                  f"{', '.join(g.outcomes)} |")
+        md.append(
+            f"| [{cell(g.title)}]({name}.md) | `{name}` | {g.ncards} | "
+            f"{', '.join(code(p) for p in g.presets) or '-'} | {', '.join(sorted(g.deal_sources))} | "
+            f"{', '.join(g.outcomes)} |"
+        )
     md += ["", "Adding a game: [Contributing](../contributing.md#adding-a-game).", ""]
     return "\n".join(md)
 
@@ -343,15 +401,25 @@ STUDY_KEYS: dict[str, tuple[str, str]] = {
     "game": ("text, required", "a registered game: see [Games](games/index.md)"),
     "deals": ("integer", "deals per variant, generated from `seed` (one deal source is required)"),
     "seed": ("integer", "the root seed of the seeded deals; only with `deals`"),
-    "deals_file": ("text (a path)", "a file of deals in card text, one a line (`#` lines and blank lines skipped); "
-                                    "relative to the study file"),
-    "microsoft_deals": ("text", "Microsoft deal numbers and ranges, for the games whose deal sources include "
-                                "`microsoft`"),
+    "deals_file": (
+        "text (a path)",
+        "a file of deals in card text, one a line (`#` lines and blank lines skipped); relative to the study file",
+    ),
+    "microsoft_deals": (
+        "text",
+        "Microsoft deal numbers and ranges, for the games whose deal sources include `microsoft`",
+    ),
     "batch_size": ("integer", "deals per work unit (one Parquet part)"),
-    "variants": ("mapping", "variant name -> `{preset: NAME, switch: value, ...}`; `preset` picks a named preset "
-                            "first, then the switches override it"),
-    "grid": ("mapping of lists", "switch (or `preset`) -> list of values: every combination becomes one more "
-                                 "variant, named like `cascade=false,gather=pile1_bottom_up`"),
+    "variants": (
+        "mapping",
+        "variant name -> `{preset: NAME, switch: value, ...}`; `preset` picks a named preset "
+        "first, then the switches override it",
+    ),
+    "grid": (
+        "mapping of lists",
+        "switch (or `preset`) -> list of values: every combination becomes one more "
+        "variant, named like `cascade=false,gather=pile1_bottom_up`",
+    ),
     "reference": ("mapping", "variant name -> the published figures the report sets beside ours (keys below)"),
 }
 
@@ -393,13 +461,19 @@ def studies_parts() -> dict[str, str]:
     keys = tuple(config.TOP_LEVEL_KEYS)
     missing = [k for k in keys if k not in STUDY_KEYS or k not in PROBES]
     if missing:
-        raise SystemExit(f"docs/gen_pages.py: describe the new study key(s) {', '.join(missing)} in STUDY_KEYS and PROBES")
+        raise SystemExit(
+            f"docs/gen_pages.py: describe the new study key(s) {', '.join(missing)} in STUDY_KEYS and PROBES"
+        )
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "probe.yaml"
         path.write_text(MINIMAL, encoding="utf-8")
         minimal = config.load_study(path)
-    defaults = {"seed": code(minimal.source.seed), "batch_size": code(minimal.batch_size),
-                "grid": "none", "reference": "none"}
+    defaults = {
+        "seed": code(minimal.source.seed),
+        "batch_size": code(minimal.batch_size),
+        "grid": "none",
+        "reference": "none",
+    }
     one_source = _allowed_by_validator(MINIMAL.replace("deals: 1\n", ""))
     rows = ["| key | type | default | allowed | meaning |", "| --- | --- | --- | --- | --- |"]
     for key in keys:
@@ -415,11 +489,16 @@ def studies_parts() -> dict[str, str]:
     games = ["| game | presets | switches (each links to its table) | deal sources |", "| --- | --- | --- | --- |"]
     for name in game_names():
         g = get_game(name)
-        games.append(f"| [`{name}`](games/{name}.md) | {', '.join(code(p) for p in g.presets) or '-'} | "
-                     f"{', '.join(f'`{s}`' for s in g.switches())} | {', '.join(sorted(g.deal_sources))} |")
-    return {"study-keys": "\n".join(rows) + "\n", "reference-keys": "\n".join(ref_rows) + "\n",
-            "variant-keys": "\n".join(games) + "\n",
-            "batch-size-default": f"`{config.DEFAULT_BATCH_SIZE:,}`"}
+        games.append(
+            f"| [`{name}`](games/{name}.md) | {', '.join(code(p) for p in g.presets) or '-'} | "
+            f"{', '.join(f'`{s}`' for s in g.switches())} | {', '.join(sorted(g.deal_sources))} |"
+        )
+    return {
+        "study-keys": "\n".join(rows) + "\n",
+        "reference-keys": "\n".join(ref_rows) + "\n",
+        "variant-keys": "\n".join(games) + "\n",
+        "batch-size-default": f"`{config.DEFAULT_BATCH_SIZE:,}`",
+    }
 
 
 # --- commands ---------------------------------------------------------------------------------------------------
@@ -461,8 +540,11 @@ def commands_part() -> str:
     for name, cmd in _commands():
         args = [p for p in cmd.params if not p.opts[0].startswith("-")]
         opts = [p for p in cmd.params if p.opts[0].startswith("-")]
-        usage = " ".join(["patience", name] + [p.name.upper() if p.required else f"[{p.name.upper()}]" for p in args]
-                         + (["[OPTIONS]"] if opts else []))
+        usage = " ".join(
+            ["patience", name]
+            + [p.name.upper() if p.required else f"[{p.name.upper()}]" for p in args]
+            + (["[OPTIONS]"] if opts else [])
+        )
         md += [f"### `patience {name}`", "", f"```text\n{usage}\n```", "", textwrap.dedent(cmd.help or "").strip(), ""]
         md += ["| argument or option | takes | default | what it does |", "| --- | --- | --- | --- |"]
         for p in args + opts:

@@ -115,7 +115,7 @@ def parse_deal(text: str, deck: np.ndarray, where: str = "deal") -> np.ndarray:
             raise DealError(f"{where}: {exc}") from None
     allowed = set(int(c) for c in deck)
     seen: set[int] = set()
-    for tok, c in zip(tokens, codes):
+    for tok, c in zip(tokens, codes, strict=True):
         if c not in allowed:
             raise DealError(f"{where}: card {tok} is not in this game's {len(deck)}-card deck")
         if c in seen:

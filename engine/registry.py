@@ -105,8 +105,10 @@ class GameSpec:
 def new_columns(n: int, extra_columns: tuple[Column, ...]) -> dict[str, np.ndarray]:
     """Output arrays for ``n`` deals: the common columns and a game's own, zeros (or ``""`` for a string column)."""
     dtypes = dict(COMMON_COLUMNS, **{c.name: c.dtype for c in extra_columns})
-    return {name: np.full(n, "", dtype=object) if dtype == "string" else np.zeros(n, dtype=dtype)
-            for name, dtype in dtypes.items()}
+    return {
+        name: np.full(n, "", dtype=object) if dtype == "string" else np.zeros(n, dtype=dtype)
+        for name, dtype in dtypes.items()
+    }
 
 
 def uses_solver(rules: Any) -> bool:

@@ -93,9 +93,17 @@ def _show(value: Any) -> str:
     return repr(value) if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else str(value)
 
 
-def switch(default: Any, doc: str, *, choices: tuple[str, ...] = (), lo: int | None = None, hi: int | None = None,
-           check: Callable[[str], str] | None = None, allowed: str = "",
-           explain: Callable[[str], list[str]] | None = None):
+def switch(
+    default: Any,
+    doc: str,
+    *,
+    choices: tuple[str, ...] = (),
+    lo: int | None = None,
+    hi: int | None = None,
+    check: Callable[[str], str] | None = None,
+    allowed: str = "",
+    explain: Callable[[str], list[str]] | None = None,
+):
     """Declare a dataclass field as a rule switch (kind inferred from the default and arguments; ``check`` makes
     a text switch, whose ``allowed`` says what it takes)."""
     if check is not None:
@@ -112,8 +120,11 @@ def switch(default: Any, doc: str, *, choices: tuple[str, ...] = (), lo: int | N
         kind = "choice"
         if default not in choices:
             raise ValueError(f"default {default!r} not among choices {choices}")
-    meta = {"switch": dict(doc=doc, kind=kind, choices=tuple(choices), lo=lo, hi=hi, check=check, allowed_text=allowed,
-                        explain=explain)}
+    meta = {
+        "switch": dict(
+            doc=doc, kind=kind, choices=tuple(choices), lo=lo, hi=hi, check=check, allowed_text=allowed, explain=explain
+        )
+    }
     return field(default=default, metadata=meta)
 
 

@@ -11,7 +11,7 @@ import functools
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 
@@ -19,7 +19,7 @@ from pipeline.errors import BadInput, RunFailed
 
 app = typer.Typer(
     name="patience",
-    help="A laboratory for patience (solitaire) games: seeded deals, rule variants, Parquet results, honest statistics.",
+    help="A laboratory for patience (solitaire) games: seeded deals, rule variants, Parquet results, honest statistics",
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -118,7 +118,7 @@ def _emit(text: str, output: Path | None) -> None:
         output.write_text(text, encoding="utf-8")
 
 
-SetOpt = Annotated[Optional[list[str]], typer.Option("--set", help="key=value applied to every variant (repeatable)")]
+SetOpt = Annotated[list[str] | None, typer.Option("--set", help="key=value applied to every variant (repeatable)")]
 
 
 # --- run / validate ------------------------------------------------------------------------
@@ -128,13 +128,20 @@ SetOpt = Annotated[Optional[list[str]], typer.Option("--set", help="key=value ap
 @_handled
 def run(
     study: Annotated[Path, typer.Argument(help="the study YAML")],
-    out: Annotated[Optional[str], typer.Option(help="results folder (default results/<study>): a path (shared storage on a cluster) or s3://bucket/prefix")] = None,
-    deals: Annotated[Optional[str], typer.Option(metavar="INT", help="deals per variant (overrides the study)")] = None,
-    seed: Annotated[Optional[str], typer.Option(metavar="INT", help="root seed (overrides the study)")] = None,
+    out: Annotated[
+        str | None,
+        typer.Option(
+            help="results folder (default results/<study>): a path (shared storage on a cluster) or s3://bucket/prefix"
+        ),
+    ] = None,
+    deals: Annotated[str | None, typer.Option(metavar="INT", help="deals per variant (overrides the study)")] = None,
+    seed: Annotated[str | None, typer.Option(metavar="INT", help="root seed (overrides the study)")] = None,
     backend: Annotated[str, typer.Option(help="ray or serial")] = "ray",
-    address: Annotated[Optional[str], typer.Option(help="join this Ray cluster (default: RAY_ADDRESS, else a local instance)")] = None,
-    num_cpus: Annotated[Optional[str], typer.Option(metavar="INT", help="CPUs of the local Ray instance")] = None,
-    batch_size: Annotated[Optional[str], typer.Option(metavar="INT", help="deals per work unit")] = None,
+    address: Annotated[
+        str | None, typer.Option(help="join this Ray cluster (default: RAY_ADDRESS, else a local instance)")
+    ] = None,
+    num_cpus: Annotated[str | None, typer.Option(metavar="INT", help="CPUs of the local Ray instance")] = None,
+    batch_size: Annotated[str | None, typer.Option(metavar="INT", help="deals per work unit")] = None,
     fresh: Annotated[bool, typer.Option("--fresh", help="clear a results folder made by a different config")] = False,
     set_: SetOpt = None,
 ) -> None:
@@ -143,8 +150,13 @@ def run(
 
     _choice("--backend", backend, BACKENDS)
     cpus = _int_opt("--num-cpus", num_cpus, 1)
-    st = load_study(study, deals=_int_opt("--deals", deals, -(2**70)), seed=_int_opt("--seed", seed, -(2**70)),
-                    batch_size=_int_opt("--batch-size", batch_size, -(2**70)), sets=set_ or ())
+    st = load_study(
+        study,
+        deals=_int_opt("--deals", deals, -(2**70)),
+        seed=_int_opt("--seed", seed, -(2**70)),
+        batch_size=_int_opt("--batch-size", batch_size, -(2**70)),
+        sets=set_ or (),
+    )
     out_dir = out if out is not None else Path("results") / st.name
 
     from pipeline.report import RENDERERS, build_report, report_from_totals
@@ -156,8 +168,10 @@ def run(
         typer.echo(f"nothing to do: all {outcome.units_total:,} units already done; results in {out_dir}", err=True)
         summary = report_from_totals(out_dir)  # run.json's exact totals: no part file read
         if summary is not None:
-            typer.echo(f"totals from {out_dir}/run.json; the full report (rounds per deal): patience report {out_dir}",
-                       err=True)
+            typer.echo(
+                f"totals from {out_dir}/run.json; the full report (rounds per deal): patience report {out_dir}",
+                err=True,
+            )
     else:
         typer.echo(
             f"{outcome.units_run} units run, {outcome.units_skipped} already done, in {outcome.seconds:.1f} s "
@@ -178,23 +192,32 @@ def run(
 @_handled
 def validate(
     study: Annotated[Path, typer.Argument(help="the study YAML")],
-    deals: Annotated[Optional[str], typer.Option(metavar="INT", help="deals per variant (overrides the study)")] = None,
-    seed: Annotated[Optional[str], typer.Option(metavar="INT", help="root seed (overrides the study)")] = None,
-    batch_size: Annotated[Optional[str], typer.Option(metavar="INT", help="deals per work unit")] = None,
+    deals: Annotated[str | None, typer.Option(metavar="INT", help="deals per variant (overrides the study)")] = None,
+    seed: Annotated[str | None, typer.Option(metavar="INT", help="root seed (overrides the study)")] = None,
+    batch_size: Annotated[str | None, typer.Option(metavar="INT", help="deals per work unit")] = None,
     set_: SetOpt = None,
 ) -> None:
     """Check a study, print its resolved variants and the number of work units; runs nothing."""
     from pipeline.config import load_study
     from pipeline.work_units import count_units
 
-    st = load_study(study, deals=_int_opt("--deals", deals, -(2**70)), seed=_int_opt("--seed", seed, -(2**70)),
-                    batch_size=_int_opt("--batch-size", batch_size, -(2**70)), sets=set_ or ())
+    st = load_study(
+        study,
+        deals=_int_opt("--deals", deals, -(2**70)),
+        seed=_int_opt("--seed", seed, -(2**70)),
+        batch_size=_int_opt("--batch-size", batch_size, -(2**70)),
+        sets=set_ or (),
+    )
     units = count_units(st)  # computed, not listed: instant at any scale
     src = st.source.describe()
-    typer.echo(f"study {st.name}: game {st.game.name}, {st.source.count:,} deals per variant "
-               f"({', '.join(f'{k} {v}' for k, v in src.items() if k not in ('kind', 'deals'))}; {src['kind']})")
-    typer.echo(f"{len(st.variants)} variants x {st.source.count:,} deals in batches of {st.batch_size:,} = "
-               f"{units:,} work units")
+    typer.echo(
+        f"study {st.name}: game {st.game.name}, {st.source.count:,} deals per variant "
+        f"({', '.join(f'{k} {v}' for k, v in src.items() if k not in ('kind', 'deals'))}; {src['kind']})"
+    )
+    typer.echo(
+        f"{len(st.variants)} variants x {st.source.count:,} deals in batches of {st.batch_size:,} = "
+        f"{units:,} work units"
+    )
     defaults = {k: s.default for k, s in st.game.switches().items()}
     for v in st.variants.values():
         rules = v.rules_dict()
@@ -217,9 +240,13 @@ def _text(value: Any) -> str:
 @app.command()
 @_handled
 def report(
-    run_dir: Annotated[str, typer.Argument(help="a results folder written by `patience run` (a path or s3://bucket/prefix)")],
-    format: Annotated[str, typer.Option("--format", help="table, markdown, csv, json or html (self-contained, with charts)")] = "table",
-    output: Annotated[Optional[Path], typer.Option(help="write to this file instead of stdout")] = None,
+    run_dir: Annotated[
+        str, typer.Argument(help="a results folder written by `patience run` (a path or s3://bucket/prefix)")
+    ],
+    format: Annotated[
+        str, typer.Option("--format", help="table, markdown, csv, json or html (self-contained, with charts)")
+    ] = "table",
+    output: Annotated[Path | None, typer.Option(help="write to this file instead of stdout")] = None,
 ) -> None:
     """One row per variant: win rate with its Wilson 95% interval, outcomes, rounds of won deals, references."""
     from pipeline.report import RENDERERS, build_report
@@ -239,10 +266,19 @@ def report(
 @app.command()
 @_handled
 def query(
-    run_dir: Annotated[str, typer.Argument(help="a results folder written by `patience run` (a path or s3://bucket/prefix)")],
-    sql: Annotated[str, typer.Argument(help='polars SQL over the table `deals`, e.g. "SELECT variant, avg(rounds) FROM deals GROUP BY variant"')],
+    run_dir: Annotated[
+        str, typer.Argument(help="a results folder written by `patience run` (a path or s3://bucket/prefix)")
+    ],
+    sql: Annotated[
+        str,
+        typer.Argument(
+            help='polars SQL over the table `deals`, e.g. "SELECT variant, avg(rounds) FROM deals GROUP BY variant"'
+        ),
+    ],
     format: Annotated[str, typer.Option("--format", help="table, csv, json or parquet")] = "table",
-    output: Annotated[Optional[Path], typer.Option(help="write to this file instead of stdout (required for parquet)")] = None,
+    output: Annotated[
+        Path | None, typer.Option(help="write to this file instead of stdout (required for parquet)")
+    ] = None,
     limit: Annotated[int, typer.Option(help="rows shown by --format table")] = 50,
 ) -> None:
     """SQL over the per-deal results (table `deals`: deal, variant, outcome, won, rounds, moves, cards_left, ...)."""
@@ -277,12 +313,20 @@ def query(
 @app.command()
 @_handled
 def compare(
-    run_dir: Annotated[str, typer.Argument(help="a results folder written by `patience run` (a path or s3://bucket/prefix)")],
-    run_b: Annotated[Optional[str], typer.Argument(help="a second run of the same deals: its variants vs RUN_DIR's")] = None,
-    baseline: Annotated[Optional[str], typer.Option(help="the variant the others are compared with (default: the study's first)")] = None,
-    variant: Annotated[Optional[list[str]], typer.Option("--variant", help="compare only this variant (repeatable)")] = None,
+    run_dir: Annotated[
+        str, typer.Argument(help="a results folder written by `patience run` (a path or s3://bucket/prefix)")
+    ],
+    run_b: Annotated[
+        str | None, typer.Argument(help="a second run of the same deals: its variants vs RUN_DIR's")
+    ] = None,
+    baseline: Annotated[
+        str | None, typer.Option(help="the variant the others are compared with (default: the study's first)")
+    ] = None,
+    variant: Annotated[
+        list[str] | None, typer.Option("--variant", help="compare only this variant (repeatable)")
+    ] = None,
     format: Annotated[str, typer.Option("--format", help="table, markdown, csv or json")] = "table",
-    output: Annotated[Optional[Path], typer.Option(help="write to this file instead of stdout")] = None,
+    output: Annotated[Path | None, typer.Option(help="write to this file instead of stdout")] = None,
 ) -> None:
     """Variants vs a baseline on the same deals: paired counts, Newcombe 95% interval, McNemar exact p, Holm."""
     from pipeline.paired import RENDERERS as COMPARE_RENDERERS
@@ -299,14 +343,25 @@ def compare(
 @_handled
 def plan(
     p: Annotated[str, typer.Option("--p", metavar="RATE", help="expected win rate, 0..1")],
-    halfwidth: Annotated[str, typer.Option("--halfwidth", metavar="H", help="wanted 95% half-width, e.g. 0.001 for +/- 0.1 points")],
-    discordance: Annotated[Optional[str], typer.Option("--discordance", metavar="D", help="expected share of deals won by exactly one of two variants")] = None,
+    halfwidth: Annotated[
+        str, typer.Option("--halfwidth", metavar="H", help="wanted 95% half-width, e.g. 0.001 for +/- 0.1 points")
+    ],
+    discordance: Annotated[
+        str | None,
+        typer.Option("--discordance", metavar="D", help="expected share of deals won by exactly one of two variants"),
+    ] = None,
 ) -> None:
     """How many deals give a 95% half-width: for one win rate, and for a paired difference of two variants."""
     from pipeline.sample_sizes import parse_rate_option, plan_text
 
-    typer.echo(plan_text(parse_rate_option("--p", p), parse_rate_option("--halfwidth", halfwidth),
-                         parse_rate_option("--discordance", discordance)), nl=False)
+    typer.echo(
+        plan_text(
+            parse_rate_option("--p", p),
+            parse_rate_option("--halfwidth", halfwidth),
+            parse_rate_option("--discordance", discordance),
+        ),
+        nl=False,
+    )
 
 
 # --- verify ---------------------------------------------------------------------------------------
@@ -315,10 +370,14 @@ def plan(
 @app.command()
 @_handled
 def verify(
-    run_dir: Annotated[str, typer.Argument(help="a results folder written by `patience run` (a path or s3://bucket/prefix)")],
-    show: Annotated[str, typer.Option("--show", metavar="INT", help="refusals and part problems listed (the rest are counted)")] = "20",
+    run_dir: Annotated[
+        str, typer.Argument(help="a results folder written by `patience run` (a path or s3://bucket/prefix)")
+    ],
+    show: Annotated[
+        str, typer.Option("--show", metavar="INT", help="refusals and part problems listed (the rest are counted)")
+    ] = "20",
 ) -> None:
-    """Check every part against the manifest and replay every stored solution with the reference; exit 1 if any fails."""
+    """Check every part against the manifest and replay every stored solution by the reference; exit 1 on a failure."""
     from pipeline.verify import render, verify_run
 
     limit = _int_opt("--show", show, 0)
@@ -327,8 +386,14 @@ def verify(
         from rich.console import Console
         from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-        bar = Progress(TextColumn("verify"), BarColumn(), TextColumn("{task.completed}/{task.total} units"),
-                       TimeElapsedColumn(), console=Console(stderr=True), transient=True)
+        bar = Progress(
+            TextColumn("verify"),
+            BarColumn(),
+            TextColumn("{task.completed}/{task.total} units"),
+            TimeElapsedColumn(),
+            console=Console(stderr=True),
+            transient=True,
+        )
     if bar is None:
         result = verify_run(run_dir, show=limit)
     else:
@@ -357,7 +422,7 @@ def _game(name: str):
 
 @app.command()
 @_handled
-def games(game: Annotated[Optional[str], typer.Argument(help="show one game in detail")] = None) -> None:
+def games(game: Annotated[str | None, typer.Argument(help="show one game in detail")] = None) -> None:
     """List the games; with GAME, its presets, rule switches (defaults, allowed values, docs) and columns."""
     from engine.registry import game_names, get_game
 
@@ -368,15 +433,18 @@ def games(game: Annotated[Optional[str], typer.Argument(help="show one game in d
             except Exception as exc:  # noqa: BLE001 - one broken module must not hide the others
                 typer.echo(f"{name}: unavailable ({type(exc).__name__}: {exc})")
                 continue
-            typer.echo(f"{name}: {g.title}; {g.ncards} cards; presets: {', '.join(g.presets) or '-'}; "
-                       f"deals: {', '.join(sorted(g.deal_sources))}")
+            typer.echo(
+                f"{name}: {g.title}; {g.ncards} cards; presets: {', '.join(g.presets) or '-'}; "
+                f"deals: {', '.join(sorted(g.deal_sources))}"
+            )
         typer.echo("`patience games GAME` shows a game's rule switches and columns.")
         return
     g = _game(game)
     typer.echo(f"{g.name}: {g.title}")
     typer.echo(f"  {g.doc}")
-    typer.echo(f"deck: {g.ncards} cards; deal sources: {', '.join(sorted(g.deal_sources))}; "
-               f"outcomes: {', '.join(g.outcomes)}")
+    typer.echo(
+        f"deck: {g.ncards} cards; deal sources: {', '.join(sorted(g.deal_sources))}; outcomes: {', '.join(g.outcomes)}"
+    )
     typer.echo("rule switches (name = default; allowed; doc):")
     for s in g.switches().values():
         typer.echo(f"  {s.name} = {_text(s.default)}; allowed: {s.allowed()}; {s.doc}")
@@ -398,11 +466,13 @@ def games(game: Annotated[Optional[str], typer.Argument(help="show one game in d
 @_handled
 def play(
     game: Annotated[str, typer.Argument(help="a registered game (see `patience games`)")],
-    seed: Annotated[Optional[str], typer.Option(metavar="INT", help="seeded deal: the seed (with --index)")] = None,
-    index: Annotated[Optional[str], typer.Option(metavar="INT", help="seeded deal: the index (with --seed)")] = None,
-    deal: Annotated[Optional[str], typer.Option(help='the deal in card text, e.g. "AS 2H ..."')] = None,
-    microsoft: Annotated[Optional[str], typer.Option(metavar="INT", help="Microsoft deal number (FreeCell family)")] = None,
-    preset: Annotated[Optional[str], typer.Option(help="a named preset of the game")] = None,
+    seed: Annotated[str | None, typer.Option(metavar="INT", help="seeded deal: the seed (with --index)")] = None,
+    index: Annotated[str | None, typer.Option(metavar="INT", help="seeded deal: the index (with --seed)")] = None,
+    deal: Annotated[str | None, typer.Option(help='the deal in card text, e.g. "AS 2H ..."')] = None,
+    microsoft: Annotated[
+        str | None, typer.Option(metavar="INT", help="Microsoft deal number (FreeCell family)")
+    ] = None,
+    preset: Annotated[str | None, typer.Option(help="a named preset of the game")] = None,
     set_: SetOpt = None,
     trace: Annotated[bool, typer.Option("--trace", help="print the reference's events, pass by pass")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="print the output row as JSON")] = False,
@@ -419,11 +489,18 @@ def play(
     g = _game(game)
     seed, index = _int_opt("--seed", seed, -(2**70)), _int_opt("--index", index, -(2**70))
     microsoft = _int_opt("--microsoft", microsoft, -(2**70))
-    chosen = [name for name, given in (("--seed/--index", seed is not None or index is not None),
-                                       ("--deal", deal is not None), ("--microsoft", microsoft is not None)) if given]
+    chosen = [
+        name
+        for name, given in (
+            ("--seed/--index", seed is not None or index is not None),
+            ("--deal", deal is not None),
+            ("--microsoft", microsoft is not None),
+        )
+        if given
+    ]
     if len(chosen) != 1:
         problem = f"{' and '.join(chosen)} are both given" if chosen else "no deal is given"
-        raise BadInput(f"options: {problem}; allowed: exactly one of --seed S --index I, --deal \"...\", --microsoft N")
+        raise BadInput(f'options: {problem}; allowed: exactly one of --seed S --index I, --deal "...", --microsoft N')
     if chosen[0] == "--seed/--index":
         if seed is None or index is None:
             raise BadInput("options --seed/--index: a seeded deal needs both; allowed: --seed S --index I")
@@ -437,12 +514,14 @@ def play(
         try:
             cards = parse_deal(deal, g.deck, where="option --deal")
         except DealError as exc:
-            raise BadInput(f"{exc}; allowed: the {g.ncards} cards of the deck, e.g. \"AS 2H TD ...\"") from None
+            raise BadInput(f'{exc}; allowed: the {g.ncards} cards of the deck, e.g. "AS 2H TD ..."') from None
         deal_index, what = None, "given deal"
     else:
         if "microsoft" not in g.deal_sources:
-            raise BadInput(f"option --microsoft: game {g.name!r} has no Microsoft deal numbers; "
-                           f"allowed: its deal sources {', '.join(sorted(g.deal_sources))}")
+            raise BadInput(
+                f"option --microsoft: game {g.name!r} has no Microsoft deal numbers; "
+                f"allowed: its deal sources {', '.join(sorted(g.deal_sources))}"
+            )
         if not 1 <= microsoft <= MICROSOFT_MAX:
             raise BadInput(f"option --microsoft: value {microsoft} is out of range; allowed: 1..{MICROSOFT_MAX}")
         cards = microsoft_deal(microsoft)

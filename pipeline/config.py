@@ -29,8 +29,18 @@ from engine.registry import GameSpec, game_names, get_game
 from engine.rules import RuleError, parse_assignment, rules_dict
 from pipeline.errors import BadInput
 
-TOP_LEVEL_KEYS = ("study", "game", "deals", "seed", "deals_file", "microsoft_deals", "batch_size", "variants",
-                  "grid", "reference")
+TOP_LEVEL_KEYS = (
+    "study",
+    "game",
+    "deals",
+    "seed",
+    "deals_file",
+    "microsoft_deals",
+    "batch_size",
+    "variants",
+    "grid",
+    "reference",
+)
 REFERENCE_KEYS = {
     "win_rate": "published win rate, a number in 0..1",
     "ci95": "half-width of its 95% interval, a number in 0..1",
@@ -193,7 +203,9 @@ def _read_yaml(path: Path) -> tuple[dict[str, Any], str, ErrorLocation]:
         raise BadInput(f"{loc}: not valid YAML ({problem}); allowed: a YAML mapping of study keys") from None
     if not isinstance(data, dict):
         kind = "empty" if data is None else f"a YAML {type(data).__name__}"
-        raise BadInput(f"{where}: the study is {kind}, not a mapping; allowed: a mapping of {', '.join(TOP_LEVEL_KEYS)}")
+        raise BadInput(
+            f"{where}: the study is {kind}, not a mapping; allowed: a mapping of {', '.join(TOP_LEVEL_KEYS)}"
+        )
     lines: dict[tuple, int] = {}
     _index_nodes(node, (), lines, where)
     return data, text, ErrorLocation(where, lines)
@@ -288,7 +300,9 @@ def load_study(
     )
 
 
-def _deal_source(data: dict, w: ErrorLocation, path: Path, game: GameSpec, deals: int | None, seed: int | None) -> DealSource:
+def _deal_source(
+    data: dict, w: ErrorLocation, path: Path, game: GameSpec, deals: int | None, seed: int | None
+) -> DealSource:
     given = [k for k in ("deals", "deals_file", "microsoft_deals") if k in data]
     allowed = "exactly one of deals (with seed), deals_file, microsoft_deals"
     if len(given) != 1:
@@ -317,7 +331,9 @@ def _deal_source(data: dict, w: ErrorLocation, path: Path, game: GameSpec, deals
             w.fail(("deals_file",), f"game {game.name!r} cannot read deals files", ", ".join(game.deal_sources))
         value = data["deals_file"]
         if not isinstance(value, str) or not value.strip():
-            w.fail(("deals_file",), f"value {_show(value)} is not a path", "a path to a deals file, relative to the study")
+            w.fail(
+                ("deals_file",), f"value {_show(value)} is not a path", "a path to a deals file, relative to the study"
+            )
         file = Path(value)
         if not file.is_absolute():
             file = (path.parent / file).resolve()
@@ -328,10 +344,13 @@ def _deal_source(data: dict, w: ErrorLocation, path: Path, game: GameSpec, deals
     # microsoft_deals
     value = data["microsoft_deals"]
     if "microsoft" not in game.deal_sources:
-        w.fail(("microsoft_deals",), f"game {game.name!r} has no Microsoft deal numbers",
-               f"the deal sources of {game.name}: {', '.join(sorted(game.deal_sources))}")
+        w.fail(
+            ("microsoft_deals",),
+            f"game {game.name!r} has no Microsoft deal numbers",
+            f"the deal sources of {game.name}: {', '.join(sorted(game.deal_sources))}",
+        )
     ranges = str(value).strip() if isinstance(value, (str, int)) and not isinstance(value, bool) else None
-    allowed_ms = f"numbers and ranges in 1..{MICROSOFT_MAX}, e.g. \"1-1000,11982\""
+    allowed_ms = f'numbers and ranges in 1..{MICROSOFT_MAX}, e.g. "1-1000,11982"'
     if ranges is None:
         w.fail(("microsoft_deals",), f"value {_show(value)} is not a list of deal numbers", allowed_ms)
     try:
@@ -390,7 +409,11 @@ def _variants(data: dict, w: ErrorLocation, game: GameSpec, cli: dict[str, Any])
 
     raw = data.get("variants")
     if raw is not None and not isinstance(raw, dict):
-        w.fail(("variants",), f"value {_show(raw)} is not a mapping", "a mapping: variant name -> {preset: ..., switch: value}")
+        w.fail(
+            ("variants",),
+            f"value {_show(raw)} is not a mapping",
+            "a mapping: variant name -> {preset: ..., switch: value}",
+        )
     for vname, body in (raw or {}).items():
         fld = ("variants", vname)
         if not isinstance(vname, str) or not vname.strip() or len(vname) > 200 or any(ord(c) < 32 for c in vname):
@@ -430,8 +453,11 @@ def _variants(data: dict, w: ErrorLocation, game: GameSpec, cli: dict[str, Any])
                     try:
                         switches[key].coerce(value)
                     except RuleError:
-                        w.fail(fld + (i,), f"value {_show(value)} is not allowed for switch {key!r}",
-                               switches[key].allowed())
+                        w.fail(
+                            fld + (i,),
+                            f"value {_show(value)} is not allowed for switch {key!r}",
+                            switches[key].allowed(),
+                        )
             axes.append([(key, v) for v in values])
         for combo in itertools.product(*axes):
             vname = ",".join(f"{k}={_value_text(v)}" for k, v in combo)
@@ -443,12 +469,20 @@ def _variants(data: dict, w: ErrorLocation, game: GameSpec, cli: dict[str, Any])
 
     variants: dict[str, Variant] = {}
     for vname, fld, preset, overrides in specs:
-        if len(("variant=" + quote(vname, safe="")).encode()) > 255:  # its folder name (pipeline.work_units.variant_dir)
-            w.fail(fld, f"variant name {vname[:40]!r}... is too long for a folder name once percent-encoded",
-                   "a shorter name (at most 247 bytes encoded)")
+        if (
+            len(("variant=" + quote(vname, safe="")).encode()) > 255
+        ):  # its folder name (pipeline.work_units.variant_dir)
+            w.fail(
+                fld,
+                f"variant name {vname[:40]!r}... is too long for a folder name once percent-encoded",
+                "a shorter name (at most 247 bytes encoded)",
+            )
         if vname in variants:
-            w.fail(fld, f"variant name {vname!r} is used twice (once by 'variants', once by 'grid')",
-                   "each variant name once")
+            w.fail(
+                fld,
+                f"variant name {vname!r} is used twice (once by 'variants', once by 'grid')",
+                "each variant name once",
+            )
         merged = {**overrides, **cli}
         try:
             rules = game.rules(preset, merged)

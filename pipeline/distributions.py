@@ -110,9 +110,13 @@ def bin_keys(values: np.ndarray) -> np.ndarray:
     return np.where(bits < 0, -mag - 1, mag)
 
 
-def column_distributions(lf: pl.LazyFrame, column: str, variants: list[str],
-                         by_value: pl.DataFrame | None = None,
-                         ranges: dict[str, tuple[int, int]] | None = None) -> dict[tuple[str, bool], Distribution]:
+def column_distributions(
+    lf: pl.LazyFrame,
+    column: str,
+    variants: list[str],
+    by_value: pl.DataFrame | None = None,
+    ranges: dict[str, tuple[int, int]] | None = None,
+) -> dict[tuple[str, bool], Distribution]:
     """(variant, won) -> :class:`Distribution` of ``column``, by streamed histograms.
 
     ``by_value``, when given, is a ready histogram with columns variant, won, ``column``, n (the report's
@@ -123,8 +127,9 @@ def column_distributions(lf: pl.LazyFrame, column: str, variants: list[str],
     return distributions(lf, [column], variants, ranges)[column]
 
 
-def distributions(lf: pl.LazyFrame, columns: list[str], variants: list[str],
-                  ranges: dict[str, tuple[int, int]] | None = None) -> dict[str, dict[tuple[str, bool], Distribution]]:
+def distributions(
+    lf: pl.LazyFrame, columns: list[str], variants: list[str], ranges: dict[str, tuple[int, int]] | None = None
+) -> dict[str, dict[tuple[str, bool], Distribution]]:
     """column -> (variant, won) -> :class:`Distribution`, every column counted in the same passes.
 
     ``ranges``: column -> (smallest, largest) value over the run, e.g. from the Parquet footers' statistics
@@ -135,8 +140,13 @@ def distributions(lf: pl.LazyFrame, columns: list[str], variants: list[str],
     ranges = dict(ranges or {})
     unknown = [c for c in columns if integer[c] and c not in ranges]
     if unknown:
-        row = lf.select(*(e for c in unknown for e in (pl.col(c).min().alias(f"{c}_lo"), pl.col(c).max()
-                                                         .alias(f"{c}_hi")))).collect(engine="streaming").row(0)
+        row = (
+            lf.select(
+                *(e for c in unknown for e in (pl.col(c).min().alias(f"{c}_lo"), pl.col(c).max().alias(f"{c}_hi")))
+            )
+            .collect(engine="streaming")
+            .row(0)
+        )
         for k, c in enumerate(unknown):
             lo, hi = row[2 * k], row[2 * k + 1]
             ranges[c] = (0, 0) if lo is None else (int(lo), int(hi))
@@ -144,8 +154,9 @@ def distributions(lf: pl.LazyFrame, columns: list[str], variants: list[str],
     out: dict[str, dict[tuple[str, bool], Distribution]] = {c: {} for c in columns}
     for v in variants:
         part = lf.filter(pl.col("variant") == v).select("won", *columns)
-        counters = {c: _ValueCounter(ranges[c][0], ranges[c][1]) if c in by_value else _BinCounter(integer[c])
-                    for c in columns}
+        counters = {
+            c: _ValueCounter(ranges[c][0], ranges[c][1]) if c in by_value else _BinCounter(integer[c]) for c in columns
+        }
         for won, batch in _batches(part, columns):
             for c in columns:
                 counters[c].add(won, *batch[c])
@@ -164,8 +175,13 @@ def _batches(part: pl.LazyFrame, columns: list[str]):
         if df.height == 0:
             continue
         w = df["won"]
-        won = w.cast(pl.Int8).fill_null(-1).to_numpy() if w.null_count() else \
-            w.to_numpy().astype(np.int8, copy=False) if w.dtype == pl.Boolean else w.cast(pl.Int8).to_numpy()
+        won = (
+            w.cast(pl.Int8).fill_null(-1).to_numpy()
+            if w.null_count()
+            else w.to_numpy().astype(np.int8, copy=False)
+            if w.dtype == pl.Boolean
+            else w.cast(pl.Int8).to_numpy()
+        )
         batch = {}
         for c in columns:
             s = df[c]
@@ -200,8 +216,8 @@ class _ValueCounter:
             n = int(counts.sum())
             cum = np.cumsum(counts)
             as_float = values.astype(np.float64)
-            qs, _ = lerp_quantiles(n, lambda r: as_float[np.searchsorted(cum, r, side="right")])
-            total = sum(int(v) * int(c) for v, c in zip(values, counts))  # exact, whatever the size
+            qs, _ = lerp_quantiles(n, lambda r, v=as_float, c=cum: v[np.searchsorted(c, r, side="right")])
+            total = sum(int(v) * int(c) for v, c in zip(values, counts, strict=True))  # exact, whatever the size
             out[flag] = Distribution(n, *map(float, qs), mean=total / n, max=float(values[-1]), binned=False)
         return out
 
@@ -308,12 +324,12 @@ class _BinCounter:
         idx = _index(f, w)
         first = int(idx.min())
         counted = np.bincount(idx - first)
-        self.counts[first:first + counted.size] += counted
+        self.counts[first : first + counted.size] += counted
 
     def flush(self) -> None:
         if self.pending:
             counted = np.bincount(np.concatenate(self.pending), minlength=2 * EXACT_LOW + 2)
-            self.exact += counted[:2 * EXACT_LOW]
+            self.exact += counted[: 2 * EXACT_LOW]
             self.pending, self.pending_rows = [], 0
 
     def _count_exact(self, x: np.ndarray, w: np.ndarray) -> None:
@@ -321,7 +337,7 @@ class _BinCounter:
             idx = x * 2 + w
             first = int(idx.min())
             counted = np.bincount(idx - first)
-            self.exact[first:first + counted.size] += counted
+            self.exact[first : first + counted.size] += counted
 
     def of(self, flag: int) -> np.ndarray:
         return self.counts[flag::2]
@@ -422,19 +438,27 @@ class _BinCounter:
         q = np.asarray(QUANTILES, dtype=np.float64)
         prev = np.minimum(np.floor((n - 1) * q), n - 1).astype(int)
         nxt = np.minimum(prev + 1, n - 1)
-        bound = np.array([(1 - ti) * errs[int(p)] + ti * errs[int(x)] for p, x, ti in zip(prev, nxt, t)])
-        rel = max((e / abs(v) for e, v in zip(bound, qs) if e > 0 and v != 0), default=0.0)
-        return Distribution(n, *map(float, qs), mean=self.total[flag] / n, max=top,
-                            max_error=float(bound.max()), max_relative_error=float(rel), reread=len(exact),
-                            binned=True)
+        bound = np.array([(1 - ti) * errs[int(p)] + ti * errs[int(x)] for p, x, ti in zip(prev, nxt, t, strict=True)])
+        rel = max((e / abs(v) for e, v in zip(bound, qs, strict=True) if e > 0 and v != 0), default=0.0)
+        return Distribution(
+            n,
+            *map(float, qs),
+            mean=self.total[flag] / n,
+            max=top,
+            max_error=float(bound.max()),
+            max_relative_error=float(rel),
+            reread=len(exact),
+            binned=True,
+        )
 
 
 def _refine(part: pl.LazyFrame, counters: dict[str, _BinCounter]) -> None:
     """Second pass: the rows of the bins some percentile falls in, kept whole while they fit in
     ``REFINE_ROWS`` (smallest bins first), else their smallest and largest value only."""
     budget = REFINE_ROWS
-    sizes = sorted((int(k.of(flag)[b]), c, flag, b) for c, k in counters.items()
-                   for flag, bins in k.need.items() for b in bins)
+    sizes = sorted(
+        (int(k.of(flag)[b]), c, flag, b) for c, k in counters.items() for flag, bins in k.need.items() for b in bins
+    )
     for size, c, flag, b in sizes:
         counters[c].keep[(flag, b)] = size <= budget
         budget -= size if size <= budget else 0
@@ -446,8 +470,16 @@ def _refine(part: pl.LazyFrame, counters: dict[str, _BinCounter]) -> None:
         slot_of[np.asarray(wanted) - wanted[0]] = np.arange(len(wanted))
         keys = [(i // 2, i % 2) for i in wanted]  # (bin, flag) of each slot
         kept = np.array([k.keep[(flag, b)] for b, flag in keys])
-        tables[c] = (wanted[0], slot_of, keys, kept, np.full(len(wanted), math.inf), np.full(len(wanted), -math.inf),
-                     [], [])
+        tables[c] = (
+            wanted[0],
+            slot_of,
+            keys,
+            kept,
+            np.full(len(wanted), math.inf),
+            np.full(len(wanted), -math.inf),
+            [],
+            [],
+        )
     for won, batch in _batches(part.select("won", *counters), list(counters)):
         for c, k in counters.items():
             first, slot_of, keys, kept, lo, hi, slots, vals = tables[c]
@@ -478,7 +510,7 @@ def _refine(part: pl.LazyFrame, counters: dict[str, _BinCounter]) -> None:
         slot, x = slot[order], x[order]
         bounds = np.searchsorted(slot, np.arange(len(keys) + 1))
         for s, (b, flag) in enumerate(keys):
-            rows = x[bounds[s]:bounds[s + 1]]
+            rows = x[bounds[s] : bounds[s + 1]]
             if kept[s] and rows.size == k.of(flag)[b]:  # exactly the bin's rows (else the files changed): exact
                 k.rows[(flag, b)] = rows
 
@@ -503,8 +535,8 @@ def _from_values(hist: pl.DataFrame, column: str, variants: list[str]) -> dict[t
             continue
         cum = np.cumsum(counts)
         as_float = values.astype(np.float64)
-        qs, _ = lerp_quantiles(n, lambda r: as_float[np.searchsorted(cum, r, side="right")])
-        total = sum(int(v) * int(c) for v, c in zip(values, counts))  # exact, whatever the size
+        qs, _ = lerp_quantiles(n, lambda r, v=as_float, c=cum: v[np.searchsorted(c, r, side="right")])
+        total = sum(int(v) * int(c) for v, c in zip(values, counts, strict=True))  # exact, whatever the size
         out[key] = Distribution(n, *map(float, qs), mean=total / n, max=float(values[-1]), binned=False)
     return out
 
@@ -513,9 +545,14 @@ def accuracy_note(column: str, dists: dict[tuple[str, bool], Distribution]) -> s
     """One sentence on how exact the figures of ``column`` are."""
     worst = max((d.max_relative_error for d in dists.values()), default=0.0)
     if worst > 0:
-        return (f"{column}: percentiles from a streamed histogram ({BINS_PER_DOUBLING} bins per doubling); "
-                f"some are approximate, each within {100 * worst:.3g}% of the exact value "
-                "(bins too full to re-read exactly); maximum exact, mean exact up to float rounding")
-    how = ("a streamed histogram, re-reading only the rows of the bins they fall in"
-           if any(d.binned for d in dists.values()) else "a streamed count of every value")
+        return (
+            f"{column}: percentiles from a streamed histogram ({BINS_PER_DOUBLING} bins per doubling); "
+            f"some are approximate, each within {100 * worst:.3g}% of the exact value "
+            "(bins too full to re-read exactly); maximum exact, mean exact up to float rounding"
+        )
+    how = (
+        "a streamed histogram, re-reading only the rows of the bins they fall in"
+        if any(d.binned for d in dists.values())
+        else "a streamed count of every value"
+    )
     return f"{column}: every percentile exact (from {how}), the same numbers numpy.quantile gives on all rows"

@@ -99,8 +99,13 @@ class RayExecutor:
 
     name = "ray"
 
-    def __init__(self, address: str | None = None, num_cpus: int | None = None, max_in_flight: int | None = None,
-                 on_wait: Callable[[str], None] | None = None):
+    def __init__(
+        self,
+        address: str | None = None,
+        num_cpus: int | None = None,
+        max_in_flight: int | None = None,
+        on_wait: Callable[[str], None] | None = None,
+    ):
         self.address = address or os.environ.get("RAY_ADDRESS") or None
         self._address_source = "option --address" if address else "RAY_ADDRESS"
         self.num_cpus = num_cpus
@@ -216,8 +221,10 @@ class RayExecutor:
         now = time.monotonic()
         timeout = no_cpu_timeout()
         if since is None:
-            self.on_wait(f"the cluster has no CPU left (every worker node is gone): waiting up to {timeout:g} s "
-                         "for a worker node to join")
+            self.on_wait(
+                f"the cluster has no CPU left (every worker node is gone): waiting up to {timeout:g} s "
+                "for a worker node to join"
+            )
             return now
         if now - since > timeout:
             raise ClusterLost(f"the cluster has had no CPU for {timeout:g} s (every worker node is gone)")
@@ -255,18 +262,23 @@ def check_reachable(address: str, what: str = "option --address", timeout: float
         return
     host, sep, port = address.rpartition(":")
     if not sep or not port.isdigit() or not host:
-        raise BadInput(f"{what}: value {address!r} is not an address; allowed: host:port of a running "
-                       "Ray head, auto, or ray://host:port")
+        raise BadInput(
+            f"{what}: value {address!r} is not an address; allowed: host:port of a running "
+            "Ray head, auto, or ray://host:port"
+        )
     try:
         socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
-        raise BadInput(f"{what}: nothing answers at {address} ({reason}); allowed: host:port of a "
-                       "running Ray head (ray start --head prints it), auto, or ray://host:port") from None
+        raise BadInput(
+            f"{what}: nothing answers at {address} ({reason}); allowed: host:port of a "
+            "running Ray head (ray start --head prints it), auto, or ray://host:port"
+        ) from None
 
 
-def make_executor(backend: str, address: str | None = None, num_cpus: int | None = None,
-                  on_wait: Callable[[str], None] | None = None):
+def make_executor(
+    backend: str, address: str | None = None, num_cpus: int | None = None, on_wait: Callable[[str], None] | None = None
+):
     if backend == "serial":
         return SerialExecutor()
     if backend == "ray":

@@ -184,8 +184,9 @@ def _states_of_part(path: Path | str, filesystem=None, first: int | None = None)
         deals = table.column("deal").to_numpy()
     outcome = table.column("outcome").combine_chunks()
     words = outcome.dictionary.to_pylist()
-    table_of = np.array([WON if w == "won" else UNKNOWN if w == "unknown" else LOST for w in words] or [LOST],
-                        dtype=np.int8)
+    table_of = np.array(
+        [WON if w == "won" else UNKNOWN if w == "unknown" else LOST for w in words] or [LOST], dtype=np.int8
+    )
     codes = outcome.indices.fill_null(0).to_numpy()
     states = table_of[codes]
     if outcome.null_count:  # a missing outcome is neither won nor unknown: lost, as a comparison of strings says
@@ -203,8 +204,10 @@ def read_block(block: Block, where: str, variant: str) -> tuple[np.ndarray, np.n
         order = np.argsort(deals, kind="stable")
         deals, states = deals[order], states[order]
         if not (np.diff(deals) > 0).all():
-            raise BadInput(f"{where}: variant {variant!r} holds some deal twice; "
-                           "allowed: a run folder written by `patience run` (rerun with --fresh)")
+            raise BadInput(
+                f"{where}: variant {variant!r} holds some deal twice; "
+                "allowed: a run folder written by `patience run` (rerun with --fresh)"
+            )
     return deals, states
 
 
@@ -274,8 +277,9 @@ def _pair(da: np.ndarray, sa: np.ndarray, db: np.ndarray, sb: np.ndarray) -> np.
     return pair_counts(sa[ia], sb[ib])
 
 
-def paired_counts(baseline: tuple[list[Block], str, str],
-                  others: list[tuple[list[Block], str, str]]) -> list[np.ndarray]:
+def paired_counts(
+    baseline: tuple[list[Block], str, str], others: list[tuple[list[Block], str, str]]
+) -> list[np.ndarray]:
     """3x3 state counts of the baseline against each other side, in one pass over the baseline.
 
     Each side is (blocks, where, variant name); ``where`` names the run in error messages.
@@ -289,7 +293,7 @@ def paired_counts(baseline: tuple[list[Block], str, str],
     if aligned(blocks, [o[0] for o in others]):
         try:
             for first in range(0, len(others), ALIGNED_GROUP):
-                group = others[first:first + ALIGNED_GROUP]
+                group = others[first : first + ALIGNED_GROUP]
                 for k, counts in enumerate(_aligned_counts(blocks, [o[0] for o in group])):
                     totals[first + k] += counts
             return totals
@@ -321,6 +325,7 @@ def aligned(base: list[Block], others: list[list[Block]]) -> bool:
     """Whether every side is the same deal ranges, one local part each, every part in order (``Part.in_order``):
     variants of one run always are.  Then the sides' rows, read part after part, are the same deals row for
     row, and pairing needs no deal index at all."""
+
     def layout(blocks: list[Block]):
         if not all(len(b.parts) == 1 and b.parts[0].in_order and b.parts[0].filesystem is None for b in blocks):
             return None
@@ -336,8 +341,14 @@ def _state_stream(blocks: list[Block]):
     import polars as pl
 
     outcome = pl.col("outcome")
-    state = (pl.when(outcome == "won").then(pl.lit(WON, pl.Int8)).when(outcome == "unknown")
-             .then(pl.lit(UNKNOWN, pl.Int8)).otherwise(pl.lit(LOST, pl.Int8)).alias("s"))
+    state = (
+        pl.when(outcome == "won")
+        .then(pl.lit(WON, pl.Int8))
+        .when(outcome == "unknown")
+        .then(pl.lit(UNKNOWN, pl.Int8))
+        .otherwise(pl.lit(LOST, pl.Int8))
+        .alias("s")
+    )
     lf = pl.scan_parquet([str(b.parts[0].path) for b in blocks], hive_partitioning=False)
     # Batches may come out of order (seen with polars 2.1 when no read column is selected): each carries its
     # rows' positions, checked, so a stream is only ever used in file order.
@@ -377,4 +388,3 @@ def _aligned_counts(base: list[Block], others: list[list[Block]]) -> list[np.nda
     if seen != expected or any(b.size for b in buffers):  # the footers said otherwise: files changed under us
         raise RuntimeError("a run's part files changed while they were compared; run the command again")
     return totals
-

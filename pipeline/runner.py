@@ -27,14 +27,13 @@ from importlib import metadata as _md
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from rich.console import Console
 from rich.progress import BarColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.text import Text
 
 from engine import ENGINE_VERSION
 from pipeline.config import Study
-import numpy as np
-
 from pipeline.errors import BadInput, RunFailed
 from pipeline.executors import ClusterLost, UnitFailed, make_executor
 from pipeline.run_files import (
@@ -58,7 +57,7 @@ PACKAGES = ("numpy", "numba", "pyarrow", "polars", "ray", "typer", "rich", "pyya
 
 
 def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    return _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
 
 
 def package_versions() -> dict[str, str]:
@@ -117,10 +116,15 @@ class _Tally:
             mine[name] = mine.get(name, 0) + n
 
     def totals(self, plan: UnitPlan) -> dict[str, Any]:
-        return {"units": len(plan), "units_done": self.units, "deals": plan.total_deals,
-                "deals_done": sum(self.deals.values()),
-                "variants": {v: {"deals": self.deals[v], "wins": self.wins[v], "outcomes": self.outcomes[v]}
-                             for v in self.deals}}
+        return {
+            "units": len(plan),
+            "units_done": self.units,
+            "deals": plan.total_deals,
+            "deals_done": sum(self.deals.values()),
+            "variants": {
+                v: {"deals": self.deals[v], "wins": self.wins[v], "outcomes": self.outcomes[v]} for v in self.deals
+            },
+        }
 
     def text(self, shown: int = 6) -> Text:
         parts = []
@@ -236,17 +240,28 @@ def run_study(
                 first = next(iter(study.variants.values()))
                 executor.warm_up(study.game.name, first.rules)
             startup = time.perf_counter() - t0
-            outcome = _run(study, out_dir, executor, action, fingerprint, backend, console, plan, done, tally,
-                           recovered)
+            outcome = _run(
+                study, out_dir, executor, action, fingerprint, backend, console, plan, done, tally, recovered
+            )
             outcome.startup = startup
             return outcome
         finally:
             executor.__exit__(None, None, None)
 
 
-def _run(study: Study, out_dir: Path, executor, action: str, fingerprint: str, backend: str,
-         console: Console, plan: UnitPlan, done: np.ndarray, tally: _Tally,
-         recovered: list[dict[str, Any]]) -> RunOutcome:
+def _run(
+    study: Study,
+    out_dir: Path,
+    executor,
+    action: str,
+    fingerprint: str,
+    backend: str,
+    console: Console,
+    plan: UnitPlan,
+    done: np.ndarray,
+    tally: _Tally,
+    recovered: list[dict[str, Any]],
+) -> RunOutcome:
     old: dict[str, Any] = {}
     if action == "resume":
         old = read_manifest(out_dir)
@@ -267,8 +282,12 @@ def _run(study: Study, out_dir: Path, executor, action: str, fingerprint: str, b
         "fingerprint_fields": study.fingerprint_fields(),
         "seed": study.source.seed,
         "outcomes": list(study.game.outcomes),
-        "columns": {"deal": "int64", "outcome": "string", "won": "bool",
-                    **{k: v for k, v in study.game.columns().items() if k != "outcome"}},
+        "columns": {
+            "deal": "int64",
+            "outcome": "string",
+            "won": "bool",
+            **{k: v for k, v in study.game.columns().items() if k != "outcome"},
+        },
         "deal_source": study.source.describe(),
         "engine_version": ENGINE_VERSION,
         "packages": package_versions(),
@@ -281,7 +300,7 @@ def _run(study: Study, out_dir: Path, executor, action: str, fingerprint: str, b
         "executor": {"backend": backend},
         # Units are a function of the config (pipeline.work_units); these say where their records are.
         "parts": "variant=<name>/part-<first>-<last>.parquet, one per work unit, its summary in the "
-                 "footer's patience.summary",
+        "footer's patience.summary",
         "unit_log": "units.jsonl",
         "totals": tally.totals(plan),
     }
@@ -294,8 +313,10 @@ def _run(study: Study, out_dir: Path, executor, action: str, fingerprint: str, b
         "patience.engine_version": ENGINE_VERSION,
         "patience.deal_source": json.dumps(study.source.describe()),
     }
-    metadata = {name: {**part_metadata_base, "patience.variant": name, "patience.rules": json.dumps(v.rules_dict())}
-                for name, v in study.variants.items()}  # one dict per variant, shared by its units
+    metadata = {
+        name: {**part_metadata_base, "patience.variant": name, "patience.rules": json.dumps(v.rules_dict())}
+        for name, v in study.variants.items()
+    }  # one dict per variant, shared by its units
 
     fault = os.environ.get(FAULT_ENV) or None
     todo = len(plan) - skipped
@@ -324,8 +345,12 @@ def _run(study: Study, out_dir: Path, executor, action: str, fingerprint: str, b
         with progress:
             # A rerun with nothing left to play keeps the record of the executor that played it.
             manifest["executor"] = executor.describe() if todo or "executor" not in old else old["executor"]
-            bar = progress.add_task(study.name, total=plan.total_deals, completed=sum(tally.deals.values()),
-                                    units=f"{done_units}/{len(plan)}")
+            bar = progress.add_task(
+                study.name,
+                total=plan.total_deals,
+                completed=sum(tally.deals.values()),
+                units=f"{done_units}/{len(plan)}",
+            )
             for summary in executor.map(tasks):
                 log.append(summary.record())
                 tally.add(summary.variant, summary.count, summary.wins, summary.outcome_counts)

@@ -22,7 +22,6 @@ from pipeline.errors import BadInput
 from pipeline.intervals import Z95
 
 
-
 def normal_halfwidth(p: float, n: int, z: float = Z95) -> float:
     return z * math.sqrt(p * (1 - p) / n)
 
@@ -68,11 +67,14 @@ def check_plan_inputs(p: float, halfwidth: float, discordance: float | None) -> 
     if not 0 <= p <= 1:
         raise BadInput(f"option --p: value {p} is out of range; allowed: a win rate in 0..1")
     if not 0 < halfwidth < 1:
-        raise BadInput(f"option --halfwidth: value {halfwidth} is out of range; allowed: a number in (0, 1), "
-                       "e.g. 0.001 for +/- 0.1 points")
+        raise BadInput(
+            f"option --halfwidth: value {halfwidth} is out of range; allowed: a number in (0, 1), "
+            "e.g. 0.001 for +/- 0.1 points"
+        )
     if discordance is not None and not 0 < discordance <= 1:
-        raise BadInput(f"option --discordance: value {discordance} is out of range; allowed: a share of deals "
-                       "in (0, 1]")
+        raise BadInput(
+            f"option --discordance: value {discordance} is out of range; allowed: a share of deals in (0, 1]"
+        )
 
 
 def plan_text(p: float, halfwidth: float, discordance: float | None = None) -> str:
@@ -87,13 +89,19 @@ def plan_text(p: float, halfwidth: float, discordance: float | None = None) -> s
     ]
     shown = [discordance] if discordance is not None else [0.01, 0.05, 0.10, 0.20]
     for d in shown:
-        lines.append(f"  {deals_paired(d, halfwidth):,} deals played by both variants, "
-                     f"if {100 * d:g}% of deals are won by exactly one of them (paired, z^2 D/h^2)")
-    lines.append(f"  {deals_independent(p, halfwidth):,} deals per variant if they played different deals "
-                 "(independent samples, z^2 2p(1-p)/h^2)")
+        lines.append(
+            f"  {deals_paired(d, halfwidth):,} deals played by both variants, "
+            f"if {100 * d:g}% of deals are won by exactly one of them (paired, z^2 D/h^2)"
+        )
+    lines.append(
+        f"  {deals_independent(p, halfwidth):,} deals per variant if they played different deals "
+        "(independent samples, z^2 2p(1-p)/h^2)"
+    )
     if discordance is None:
-        lines.append("  (give --discordance D, the expected share of deals won by exactly one variant; "
-                     "`patience compare` shows it for a pilot run as (only baseline + only variant) / deals)")
+        lines.append(
+            "  (give --discordance D, the expected share of deals won by exactly one variant; "
+            "`patience compare` shows it for a pilot run as (only baseline + only variant) / deals)"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -108,9 +116,11 @@ class HalvingAdvice:
 
     def line(self) -> str:
         total = f" ({self.more_deals * self.variants:,} in all)" if self.variants > 1 else ""
-        return (f"widest 95% interval: {self.variant}, {100 * self.rate:.2f}% +/- {100 * self.halfwidth:.2f} points "
-                f"over {self.deals:,} deals; about {self.more_deals:,} more deals per variant{total} "
-                "would halve it")
+        return (
+            f"widest 95% interval: {self.variant}, {100 * self.rate:.2f}% +/- {100 * self.halfwidth:.2f} points "
+            f"over {self.deals:,} deals; about {self.more_deals:,} more deals per variant{total} "
+            "would halve it"
+        )
 
 
 def halving_advice(rows: Iterable[tuple[str, int, int]]) -> HalvingAdvice | None:

@@ -118,11 +118,15 @@ def _deal_source(run_dir: Path, game: GameSpec, src: Any) -> DealSource:
             return DealSource(kind="microsoft", count=len(numbers), ranges=src["microsoft_deals"], numbers=numbers)
         if kind == "file":
             path = Path(src["deals_file"])
-            lines = read_deals_lines(path, game, ErrorLocation(f"deals file of the run ({open_run(run_dir).where(MANIFEST)})", {}))
+            lines = read_deals_lines(
+                path, game, ErrorLocation(f"deals file of the run ({open_run(run_dir).where(MANIFEST)})", {})
+            )
             digest = hashlib.sha256("\n".join(lines).encode()).hexdigest()
             if digest != src.get("sha256"):
-                raise BadInput(f"deals file {path}: changed since the run (its sha256 differs from the manifest's); "
-                               "allowed: the deals file the run played, unchanged")
+                raise BadInput(
+                    f"deals file {path}: changed since the run (its sha256 differs from the manifest's); "
+                    "allowed: the deals file the run played, unchanged"
+                )
             return DealSource(kind="file", count=len(lines), path=str(path), sha256=digest, lines=tuple(lines))
     except (KeyError, TypeError, ValueError) as exc:
         if isinstance(exc, BadInput):
@@ -140,8 +144,10 @@ def _study_of(run_dir: Path, manifest: dict[str, Any]) -> SimpleNamespace:
     except RuleError as exc:
         raise _bad(run_dir, str(exc)) from None
     except Exception as exc:  # noqa: BLE001 - a game module that does not import: say which, in one line
-        raise BadInput(f"{open_run(run_dir).where(MANIFEST)}: game {manifest.get('game')!r} cannot be loaded "
-                       f"({type(exc).__name__}: {exc}); allowed: a run of a game this installation can play") from None
+        raise BadInput(
+            f"{open_run(run_dir).where(MANIFEST)}: game {manifest.get('game')!r} cannot be loaded "
+            f"({type(exc).__name__}: {exc}); allowed: a run of a game this installation can play"
+        ) from None
     config = manifest.get("config")
     if not isinstance(config, dict) or not isinstance(config.get("variants"), dict):
         raise _bad(run_dir, "config.variants is missing")
@@ -158,8 +164,9 @@ def _study_of(run_dir: Path, manifest: dict[str, Any]) -> SimpleNamespace:
     if not isinstance(batch_size, int) or batch_size < 1:
         raise _bad(run_dir, f"config.batch_size {batch_size!r} is not a positive integer")
     source = _deal_source(run_dir, game, config.get("deal_source"))
-    return SimpleNamespace(name=manifest.get("study", "?"), game=game, source=source, batch_size=batch_size,
-                           variants=variants)
+    return SimpleNamespace(
+        name=manifest.get("study", "?"), game=game, source=source, batch_size=batch_size, variants=variants
+    )
 
 
 # --- checking ------------------------------------------------------------------------------------
@@ -196,8 +203,9 @@ def _read_part(run_dir, unit: WorkUnit, v: Verification, wanted: list[str], rule
         return None
     recorded_variant = kv.get(b"patience.variant", b"").decode()
     if recorded_variant != unit.variant:
-        v.part_problem(f"{unit.relpath}: its footer names variant {recorded_variant or '(none)'!r}, "
-                       f"not {unit.variant!r}")
+        v.part_problem(
+            f"{unit.relpath}: its footer names variant {recorded_variant or '(none)'!r}, not {unit.variant!r}"
+        )
         return None
     try:
         rules = json.loads(kv.get(b"patience.rules", b"null"))
@@ -205,11 +213,15 @@ def _read_part(run_dir, unit: WorkUnit, v: Verification, wanted: list[str], rule
         rules = None
     expected = rules_json.get(unit.variant)
     if rules != expected:
-        differ = sorted(k for k in set(rules or {}) | set(expected or {})
-                        if (rules or {}).get(k) != (expected or {}).get(k)) if isinstance(rules, dict) else []
+        differ = (
+            sorted(k for k in set(rules or {}) | set(expected or {}) if (rules or {}).get(k) != (expected or {}).get(k))
+            if isinstance(rules, dict)
+            else []
+        )
         what = f"differ in {', '.join(differ)}" if differ else "are missing or unreadable"
-        v.part_problem(f"{unit.relpath}: the rules in its footer {what} from the manifest's for "
-                       f"variant {unit.variant!r}")
+        v.part_problem(
+            f"{unit.relpath}: the rules in its footer {what} from the manifest's for variant {unit.variant!r}"
+        )
         return None
     names = set(table.column_names)
     for col in ("deal", "outcome"):
@@ -219,8 +231,9 @@ def _read_part(run_dir, unit: WorkUnit, v: Verification, wanted: list[str], rule
     return table.select([c for c in wanted if c in names])
 
 
-def verify_run(run_dir: Path, show: int = DEFAULT_SHOW,
-               on_unit: Callable[[int, int], None] | None = None) -> Verification:
+def verify_run(
+    run_dir: Path, show: int = DEFAULT_SHOW, on_unit: Callable[[int, int], None] | None = None
+) -> Verification:
     """Check every part of a run against its plan and replay every stored solution; see the module docstring.
 
     ``on_unit(done, total)`` is called before each unit (for a progress bar).  BadInput when ``run_dir`` is
@@ -237,8 +250,14 @@ def verify_run(run_dir: Path, show: int = DEFAULT_SHOW,
     game: GameSpec = study.game
     replayable = game.check_solution is not None
     solver_variants = [n for n, var in study.variants.items() if replayable and uses_solver(var.rules)]
-    v = Verification(run_dir=run_dir, game=game.name, status=str(manifest.get("status", "?")),
-                     replayable=replayable, solver_variants=solver_variants, show=show)
+    v = Verification(
+        run_dir=run_dir,
+        game=game.name,
+        status=str(manifest.get("status", "?")),
+        replayable=replayable,
+        solver_variants=solver_variants,
+        show=show,
+    )
     v.confirmed = dict.fromkeys(solver_variants, 0)
     v.refused = dict.fromkeys(solver_variants, 0)
 
@@ -270,7 +289,9 @@ def verify_run(run_dir: Path, show: int = DEFAULT_SHOW,
             decks_at = (unit.position, decks, indices)
         _, decks, indices = decks_at
         if not np.array_equal(deal, indices):
-            v.part_problem(f"{unit.relpath}: its deal column is not the unit's deals {unit.first}..{unit.last} in order")
+            v.part_problem(
+                f"{unit.relpath}: its deal column is not the unit's deals {unit.first}..{unit.last} in order"
+            )
             continue
         v.units_ok += 1
         outcome = table.column("outcome").to_pylist()
@@ -289,7 +310,9 @@ def verify_run(run_dir: Path, show: int = DEFAULT_SHOW,
             text = solution[i] or ""
             if not won[i]:
                 if text:
-                    v.refuse(unit.variant, int(deal[i]), f"a solution is stored for a deal that is not won ({outcome[i]})")
+                    v.refuse(
+                        unit.variant, int(deal[i]), f"a solution is stored for a deal that is not won ({outcome[i]})"
+                    )
                 continue
             if not text.strip():
                 v.refuse(unit.variant, int(deal[i]), "won, but no solution is stored")
@@ -320,15 +343,19 @@ def render(v: Verification) -> str:
     elif not v.solver_variants:
         lines.append("no variant uses the solver (strategy: solver): nothing to replay")
     if v.fixed_wins and v.replayable:
-        lines.append("fixed-strategy variants (no solutions, not replayed): "
-                     + ", ".join(f"{n} {w:,} wins" for n, w in v.fixed_wins.items()))
+        lines.append(
+            "fixed-strategy variants (no solutions, not replayed): "
+            + ", ".join(f"{n} {w:,} wins" for n, w in v.fixed_wins.items())
+        )
     for name in v.solver_variants:
         refused = v.refused.get(name, 0)
         lines.append(f"  {name}: {v.confirmed[name]:,} wins confirmed" + (f", {refused:,} refused" if refused else ""))
     if v.solver_variants:
         total_refused = sum(v.refused.values())
-        lines.append(f"solutions replayed by the reference: {sum(v.confirmed.values()):,} wins confirmed, "
-                     f"{total_refused:,} refused, in {v.seconds:.1f} s")
+        lines.append(
+            f"solutions replayed by the reference: {sum(v.confirmed.values()):,} wins confirmed, "
+            f"{total_refused:,} refused, in {v.seconds:.1f} s"
+        )
         for r in v.refusals:
             lines.append(f"  refused: variant {r.variant}, deal {r.deal}: {r.reason}")
         if total_refused > len(v.refusals):

@@ -40,8 +40,16 @@ class UnitSummary:
 
     def record(self) -> dict:
         """The unit's line in units.jsonl and its part's ``patience.summary``."""
-        return {"key": self.key, "variant": self.variant, "count": self.count, "wins": self.wins, "outcomes": self.outcome_counts,
-                "seconds": round(self.seconds, 4), "host": self.host, "node": self.node}
+        return {
+            "key": self.key,
+            "variant": self.variant,
+            "count": self.count,
+            "wins": self.wins,
+            "outcomes": self.outcome_counts,
+            "seconds": round(self.seconds, 4),
+            "host": self.host,
+            "node": self.node,
+        }
 
 
 def _node_id() -> str:
@@ -66,8 +74,9 @@ def make_decks(game: GameSpec, task: UnitTask) -> tuple[np.ndarray, np.ndarray]:
         decks = seeded_deals(game.deck, task.seed, u.first, u.count)
         return decks, np.arange(u.first, u.first + u.count, dtype=np.int64)
     if task.source_kind == "file":
-        decks = np.stack([parse_deal(line, game.deck, where=f"deal {u.position + i}")
-                          for i, line in enumerate(task.deal_lines)])
+        decks = np.stack(
+            [parse_deal(line, game.deck, where=f"deal {u.position + i}") for i, line in enumerate(task.deal_lines)]
+        )
         return decks, np.arange(u.position, u.position + u.count, dtype=np.int64)
     if task.source_kind == "microsoft":
         return np.stack([microsoft_deal(n) for n in task.numbers]), np.asarray(task.numbers, dtype=np.int64)
@@ -141,8 +150,12 @@ def run_unit(task: UnitTask) -> UnitSummary:
         node=_node_id(),
     )
     summary.seconds = time.perf_counter() - t0  # playing; the write below is not counted
-    table = to_table(game, deal, columns, {**task.metadata, "patience.unit": task.unit.key,
-                                           SUMMARY_KEY: json.dumps(summary.record())})
+    table = to_table(
+        game,
+        deal,
+        columns,
+        {**task.metadata, "patience.unit": task.unit.key, SUMMARY_KEY: json.dumps(summary.record())},
+    )
     write_part(task.run_dir, task.unit.relpath, table)  # a path or a storage URI (pipeline.run_store)
     return summary
 

@@ -24,15 +24,13 @@ import os
 import platform
 import time
 
-import numpy as np
-
 from engine.deals import seeded_deals
 from engine.outcomes import UNKNOWN, WON
 from engine.registry import get_game
 
 PUBLISHED = {
     "auld_lang_syne": "1 in 100 (Morehead & Mott-Smith), 1 in 300 (McNeely), ~1 in 3,000 if plays may be declined "
-                      "(Wikibooks)",
+    "(Wikibooks)",
     "tam_o_shanter": "1 in 10,000 (McNeely)",
 }
 SOLVER_SETTINGS = {
@@ -76,8 +74,10 @@ def main() -> None:
         game = get_game(name)
         decks = seeded_deals(game.deck, args.seed, 0, max(args.deals, args.solver_deals))
         print(f"\n{name}: seed {args.seed}; published: {PUBLISHED[name]}")
-        print(f"{'greedy: build, piles, mid_deal':<34} {'deals':>9} {'deals/s':>10}  {'wins':>6}  {'rate':>9}  "
-              f"{'Wilson 95%':>22}  odds")
+        print(
+            f"{'greedy: build, piles, mid_deal':<34} {'deals':>9} {'deals/s':>10}  {'wins':>6}  {'rate':>9}  "
+            f"{'Wilson 95%':>22}  odds"
+        )
         greedy_won = {}
         for build, piles, mid in itertools.product(("any_suit", "same_suit"), (4, 6), (False, True)):
             rules = game.rules(overrides={"build": build, "piles": piles, "mid_deal_plays": mid})
@@ -85,19 +85,23 @@ def main() -> None:
             best = float("inf")
             for _ in range(args.repeats):
                 t = time.process_time()
-                out = game.play_batch(decks[:args.deals], rules)
+                out = game.play_batch(decks[: args.deals], rules)
                 best = min(best, time.process_time() - t)
             won = out["outcome"] == WON
             greedy_won[(build, piles, mid)] = won
             wins = int(won.sum())
             lo, hi = wilson(wins, args.deals)
-            print(f"{build + ', ' + str(piles) + ', ' + str(mid).lower():<34} {args.deals:>9,} {args.deals / best:>10,.0f}  "
-                  f"{wins:>6}  {wins / args.deals:>9.6f}  [{lo:.6f}, {hi:.6f}]  {one_in(wins, args.deals)}")
+            print(
+                f"{f'{build}, {piles}, {str(mid).lower()}':<34} {args.deals:>9,} {args.deals / best:>10,.0f}  "
+                f"{wins:>6}  {wins / args.deals:>9.6f}  [{lo:.6f}, {hi:.6f}]  {one_in(wins, args.deals)}"
+            )
         n = args.solver_deals
         if n <= 0:
             continue
-        print(f"{'solver (free play): setting':<34} {'deals':>9} {'deals/s':>10}  {'wins':>6}  {'rate':>9}  "
-              f"{'Wilson 95%':>22}  odds; unknown; greedy wins it misses")
+        print(
+            f"{'solver (free play): setting':<34} {'deals':>9} {'deals/s':>10}  {'wins':>6}  {'rate':>9}  "
+            f"{'Wilson 95%':>22}  odds; unknown; greedy wins it misses"
+        )
         for setting in args.solver_settings.split(","):
             over = SOLVER_SETTINGS[setting]
             rules = game.rules(overrides={**over, "strategy": "solver"})
@@ -110,8 +114,10 @@ def main() -> None:
             key = (rules.build, rules.piles, rules.mid_deal_plays)
             missed = int((greedy_won[key][:n] & ~won).sum()) if args.deals >= n else -1
             lo, hi = wilson(wins, n)
-            print(f"{setting:<34} {n:>9,} {n / dt:>10,.0f}  {wins:>6}  {wins / n:>9.6f}  [{lo:.6f}, {hi:.6f}]  "
-                  f"{one_in(wins, n)}; {int((out['outcome'] == UNKNOWN).sum())}; {missed}")
+            print(
+                f"{setting:<34} {n:>9,} {n / dt:>10,.0f}  {wins:>6}  {wins / n:>9.6f}  [{lo:.6f}, {hi:.6f}]  "
+                f"{one_in(wins, n)}; {int((out['outcome'] == UNKNOWN).sum())}; {missed}"
+            )
 
 
 if __name__ == "__main__":

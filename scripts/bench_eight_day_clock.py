@@ -22,13 +22,13 @@ from engine.outcomes import OUTCOMES
 from engine.registry import get_game
 
 
-
 def wilson(wins: int, n: int, z: float = 1.959964) -> tuple[float, float]:
     """Wilson score interval for a binomial proportion (95% by default)."""
     p = wins / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
     return centre - half, centre + half
+
 
 SETTINGS = {
     "masten (preset)": ("masten", {}),
@@ -68,8 +68,10 @@ def main() -> None:
         wins = int((out["outcome"] == won).sum())
         lo, hi = wilson(wins, args.deals)
         one_in = f"{args.deals / wins:6.1f}" if wins else "     -"
-        print(f"{name:<18} {args.deals / best:>10,.0f}  {100 * wins / args.deals:>7.3f}%  "
-              f"[{100 * lo:.3f}, {100 * hi:.3f}]%  {one_in}  {out['moves'].mean():>6.1f}")
+        print(
+            f"{name:<18} {args.deals / best:>10,.0f}  {100 * wins / args.deals:>7.3f}%  "
+            f"[{100 * lo:.3f}, {100 * hi:.3f}]%  {one_in}  {out['moves'].mean():>6.1f}"
+        )
 
 
 if __name__ == "__main__":

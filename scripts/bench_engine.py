@@ -13,8 +13,6 @@ import os
 import platform
 import time
 
-import numpy as np
-
 from engine.cards import DECK_52
 from engine.deals import seeded_deals
 from engine.outcomes import UNKNOWN
@@ -59,13 +57,15 @@ def bench_game(name: str, n: int) -> None:
         game.play_batch(decks[:20], rules)  # warm-up: compile or load from cache
         out = {}
 
-        def run():
+        def run(out=out, rules=rules):
             out.update(game.play_batch(decks, rules))
 
         rate = best_rate(run, n)
         won = out["outcome"] == 0
-        print(f"{name:>18} {preset:<12} {rate:>12,.0f} games/s   win rate {won.mean():.4f}   "
-              f"mean rounds {out['rounds'].mean():7.2f}")
+        print(
+            f"{name:>18} {preset:<12} {rate:>12,.0f} games/s   win rate {won.mean():.4f}   "
+            f"mean rounds {out['rounds'].mean():7.2f}"
+        )
 
 
 def bench_solver(name: str, n: int) -> None:
@@ -78,8 +78,10 @@ def bench_solver(name: str, n: int) -> None:
     out = game.play_batch(decks, rules)
     cpu = time.process_time() - t
     unknown = (out["outcome"] == UNKNOWN).mean()
-    print(f"{name:>18} defaults     {n:,} deals in {cpu:.2f} s of CPU (solving {out['seconds'].sum():.2f} s)   "
-          f"won {(out['outcome'] == 0).mean():.4f}   unknown {unknown:.4f}")
+    print(
+        f"{name:>18} defaults     {n:,} deals in {cpu:.2f} s of CPU (solving {out['seconds'].sum():.2f} s)   "
+        f"won {(out['outcome'] == 0).mean():.4f}   unknown {unknown:.4f}"
+    )
 
 
 def main() -> None:

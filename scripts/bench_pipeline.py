@@ -171,29 +171,49 @@ def make_synthetic_run(folder: Path, rows: int, variants: int = 4, part_rows: in
         for first in range(0, per_variant, part_rows):
             count = min(part_rows, per_variant - first)
             codes = np.where(rng.random(count) < 0.55, 0, 1).astype(np.uint8)
-            table = pa.table({
-                "deal": np.arange(first, first + count, dtype=np.int64),
-                "outcome": outcome_strings.take(pa.array(codes)),
-                "won": codes == 0,
-                "rounds": rng.integers(1, 400, count, dtype=np.int32),
-                "moves": rng.integers(0, 3000, count, dtype=np.int32),
-                "cards_left": np.where(codes == 0, 0, rng.integers(4, 52, count)).astype(np.int16),
-                "cycle_length": np.where(codes == 0, 0, rng.integers(1, 8, count)).astype(np.int32),
-            })
+            table = pa.table(
+                {
+                    "deal": np.arange(first, first + count, dtype=np.int64),
+                    "outcome": outcome_strings.take(pa.array(codes)),
+                    "won": codes == 0,
+                    "rounds": rng.integers(1, 400, count, dtype=np.int32),
+                    "moves": rng.integers(0, 3000, count, dtype=np.int32),
+                    "cards_left": np.where(codes == 0, 0, rng.integers(4, 52, count)).astype(np.int16),
+                    "cycle_length": np.where(codes == 0, 0, rng.integers(1, 8, count)).astype(np.int32),
+                }
+            )
             rel = f"{variant_dir(name)}/part-{first}-{first + count - 1}.parquet"
             pq.write_table(table, folder / rel, compression="zstd")
-            units.append({"key": f"{name}/part-{first}-{first + count - 1}", "variant": name, "state": "done",
-                          "count": count, "file": rel})
-    manifest = {"study": "synthetic", "game": "perpetual_motion", "status": "complete",
-                "outcomes": ["won", "cycle", "capped"],
-                "columns": {"deal": "int64", "outcome": "string", "won": "bool", "rounds": "int32", "moves": "int32",
-                            "cards_left": "int16", "cycle_length": "int32"},
-                "config": {"variants": {n: {} for n in names}, "reference": {}}, "units": units}
+            units.append(
+                {
+                    "key": f"{name}/part-{first}-{first + count - 1}",
+                    "variant": name,
+                    "state": "done",
+                    "count": count,
+                    "file": rel,
+                }
+            )
+    manifest = {
+        "study": "synthetic",
+        "game": "perpetual_motion",
+        "status": "complete",
+        "outcomes": ["won", "cycle", "capped"],
+        "columns": {
+            "deal": "int64",
+            "outcome": "string",
+            "won": "bool",
+            "rounds": "int32",
+            "moves": "int32",
+            "cards_left": "int16",
+            "cycle_length": "int32",
+        },
+        "config": {"variants": {n: {} for n in names}, "reference": {}},
+        "units": units,
+    }
     (folder / "run.json").write_text(json.dumps(manifest))
 
 
-def make_paired_run(folder: Path, rows: int, variants: int = 2, part_rows: int = 50_000,
-                    shape: str = "forced") -> None:
+def make_paired_run(folder: Path, rows: int, variants: int = 2, part_rows: int = 50_000, shape: str = "forced") -> None:
     """A finished Perpetual Motion run of ``rows`` rows written directly: every variant on the same deals in
     the same units (as ``patience run`` lays them out), outcomes correlated between variants like
     clarke vs masten, columns and dtypes as ``pipeline.worker.to_table`` writes them."""
@@ -222,38 +242,61 @@ def make_paired_run(folder: Path, rows: int, variants: int = 2, part_rows: int =
             solver = shape == "solver"
             nodes = (rng.lognormal(6, 2, count).astype(np.int64) + 1) if solver else np.zeros(count, np.int64)
             seconds = rng.lognormal(-7, 1.5, count) if solver else np.zeros(count)
-            solution = pa.array(np.where(won, "1 2 3 4 g " * 8, "").tolist()) if solver else \
-                pa.array([""] * count)
-            table = pa.table({
-                "deal": np.arange(first, first + count, dtype=np.int64),
-                "outcome": strings.take(pa.array(codes)),
-                "won": won,
-                "rounds": rng.integers(1, 400, count, dtype=np.int32),
-                "moves": rng.integers(0, 3000, count, dtype=np.int32),
-                "cards_left": np.where(won, 0, rng.integers(4, 52, count)).astype(np.int16),
-                "cycle_length": np.where(won, 0, rng.integers(1, 8, count)).astype(np.int32),
-                "nodes": nodes,
-                "seconds": seconds,
-                "rounds_optimal": np.zeros(count, dtype=bool),
-                "solution": solution,
-            })
+            solution = pa.array(np.where(won, "1 2 3 4 g " * 8, "").tolist()) if solver else pa.array([""] * count)
+            table = pa.table(
+                {
+                    "deal": np.arange(first, first + count, dtype=np.int64),
+                    "outcome": strings.take(pa.array(codes)),
+                    "won": won,
+                    "rounds": rng.integers(1, 400, count, dtype=np.int32),
+                    "moves": rng.integers(0, 3000, count, dtype=np.int32),
+                    "cards_left": np.where(won, 0, rng.integers(4, 52, count)).astype(np.int16),
+                    "cycle_length": np.where(won, 0, rng.integers(1, 8, count)).astype(np.int32),
+                    "nodes": nodes,
+                    "seconds": seconds,
+                    "rounds_optimal": np.zeros(count, dtype=bool),
+                    "solution": solution,
+                }
+            )
             # the footer metadata ``patience run`` writes (pipeline.worker.run_unit): readers rely on it
-            table = table.replace_schema_metadata({
-                "patience.study": "synthetic-paired", "patience.game": "perpetual_motion",
-                "patience.deal_source": json.dumps(source), "patience.variant": name,
-                "patience.unit": f"{name}/part-{first}-{first + count - 1}",
-                "patience.summary": json.dumps({"key": f"{name}/part-{first}-{first + count - 1}", "variant": name,
-                                                "count": count, "wins": int(won.sum()),
-                                                "outcomes": {"won": int(won.sum()), "cycle": int(count - won.sum())}}),
-            })
-            pq.write_table(table, folder / ("variant=" + quote(name, safe="")) /
-                           f"part-{first}-{first + count - 1}.parquet", compression="zstd")
-    manifest = {"study": "synthetic-paired", "game": "perpetual_motion", "status": "complete",
-                "outcomes": ["won", "cycle", "capped"],
-                "deal_source": source, "seed": 14,
-                "config": {"variants": {n: {"rules": {}} for n in names}, "reference": {}, "batch_size": part_rows,
-                           "deal_source": source},
-                "units": []}
+            table = table.replace_schema_metadata(
+                {
+                    "patience.study": "synthetic-paired",
+                    "patience.game": "perpetual_motion",
+                    "patience.deal_source": json.dumps(source),
+                    "patience.variant": name,
+                    "patience.unit": f"{name}/part-{first}-{first + count - 1}",
+                    "patience.summary": json.dumps(
+                        {
+                            "key": f"{name}/part-{first}-{first + count - 1}",
+                            "variant": name,
+                            "count": count,
+                            "wins": int(won.sum()),
+                            "outcomes": {"won": int(won.sum()), "cycle": int(count - won.sum())},
+                        }
+                    ),
+                }
+            )
+            pq.write_table(
+                table,
+                folder / ("variant=" + quote(name, safe="")) / f"part-{first}-{first + count - 1}.parquet",
+                compression="zstd",
+            )
+    manifest = {
+        "study": "synthetic-paired",
+        "game": "perpetual_motion",
+        "status": "complete",
+        "outcomes": ["won", "cycle", "capped"],
+        "deal_source": source,
+        "seed": 14,
+        "config": {
+            "variants": {n: {"rules": {}} for n in names},
+            "reference": {},
+            "batch_size": part_rows,
+            "deal_source": source,
+        },
+        "units": [],
+    }
     (folder / "run.json").write_text(json.dumps(manifest))
 
 
@@ -275,22 +318,28 @@ def paired_bench(tmp: Path, rows: int, shape: str) -> None:
     make_paired_run(folder, rows, shape=shape)
     size = sum(f.stat().st_size for f in folder.rglob("*.parquet")) / 2**20
     parts = sum(1 for _ in folder.rglob("*.parquet"))
-    print(f"synthetic paired run ({shape}): {rows:,} rows in {parts:,} parts ({size:,.0f} MiB) written in "
-          f"{time.perf_counter() - t:.1f} s")
+    print(
+        f"synthetic paired run ({shape}): {rows:,} rows in {parts:,} parts ({size:,.0f} MiB) written in "
+        f"{time.perf_counter() - t:.1f} s"
+    )
     html = tmp / "report.html"
-    for label, argv in (("patience compare", ["compare", str(folder)]),
-                        ("patience compare --format json", ["compare", str(folder), "--format", "json"]),
-                        ("patience report --format html", ["report", str(folder), "--format", "html",
-                                                           "--output", str(html)])):
+    for label, argv in (
+        ("patience compare", ["compare", str(folder)]),
+        ("patience compare --format json", ["compare", str(folder), "--format", "json"]),
+        ("patience report --format html", ["report", str(folder), "--format", "html", "--output", str(html)]),
+    ):
         r = command_cost(argv)
         per = r["wall"] / (rows / 1e8)
         if rows >= 10**8:  # below that, Python and matplotlib start-up dominate: no per-row figure
-            verdict = f"{per:.2f} s per 10^8 rows; targets < 10 s per 10^8 rows, < 1024 MiB: " + \
-                ("met" if per < 10 and r["maxrss_mib"] < 1024 else "NOT met")
+            verdict = f"{per:.2f} s per 10^8 rows; targets < 10 s per 10^8 rows, < 1024 MiB: " + (
+                "met" if per < 10 and r["maxrss_mib"] < 1024 else "NOT met"
+            )
         else:
             verdict = "the time target is judged at 10^8 rows or more"
-        print(f"{label} over {rows:,} rows: {r['wall']:.2f} s ({r['cpu']:.1f} CPU-s: on a shared machine the "
-              f"wall clock includes waiting), peak memory {r['maxrss_mib']:.0f} MiB ({verdict})  [load {load()}]")
+        print(
+            f"{label} over {rows:,} rows: {r['wall']:.2f} s ({r['cpu']:.1f} CPU-s: on a shared machine the "
+            f"wall clock includes waiting), peak memory {r['maxrss_mib']:.0f} MiB ({verdict})  [load {load()}]"
+        )
     shutil.rmtree(folder)
 
 
@@ -332,8 +381,9 @@ runner.run_study(study, Path(sys.argv[3]), backend="ray", num_cpus=2, fresh=True
 print(json.dumps({"wall": marks["t1"] - marks["t0"], "cpu": marks["c1"] - marks["c0"]}))
 """
 
-ENGINE_CPU_CHILD = ENGINE_CHILD.replace("t = time.perf_counter()", "t, c = time.perf_counter(), time.process_time()").replace(
-    "print(time.perf_counter() - t)", "print(time.perf_counter() - t, time.process_time() - c)")
+ENGINE_CPU_CHILD = ENGINE_CHILD.replace(
+    "t = time.perf_counter()", "t, c = time.perf_counter(), time.process_time()"
+).replace("print(time.perf_counter() - t)", "print(time.perf_counter() - t, time.process_time() - c)")
 
 
 def play_cpu_bench(study: Path, out: Path, n: int, repeat: int) -> None:
@@ -347,33 +397,56 @@ def play_cpu_bench(study: Path, out: Path, n: int, repeat: int) -> None:
     """
     engines = []
     for _ in range(repeat):
-        res = subprocess.run([PY, "-c", ENGINE_CPU_CHILD, str(n)], cwd=ROOT, check=True, capture_output=True,
-                             text=True).stdout.split()
+        res = subprocess.run(
+            [PY, "-c", ENGINE_CPU_CHILD, str(n)], cwd=ROOT, check=True, capture_output=True, text=True
+        ).stdout.split()
         engines.append((float(res[-2]), float(res[-1])))
     e_wall, e_cpu = min(engines, key=lambda x: x[1])
     plays = []
     for _ in range(repeat):
-        res = subprocess.run([PY, "-c", PLAY_CPU_CHILD, str(study), str(n), str(out)], cwd=ROOT, check=True,
-                             capture_output=True, text=True).stdout.strip().splitlines()[-1]
+        res = (
+            subprocess.run(
+                [PY, "-c", PLAY_CPU_CHILD, str(study), str(n), str(out)],
+                cwd=ROOT,
+                check=True,
+                capture_output=True,
+                text=True,
+            )
+            .stdout.strip()
+            .splitlines()[-1]
+        )
         plays.append(json.loads(res))
     best = min(plays, key=lambda r: r["cpu"])
     bound = 2 * e_cpu / best["cpu"]
-    print(f"playing {n:,} clarke deals, CPU-seconds (best of {repeat}): engine alone {e_cpu:.2f} CPU-s "
-          f"({e_wall:.2f} s wall); the whole run's process tree during its playing phase {best['cpu']:.2f} CPU-s "
-          f"({best['wall']:.2f} s wall), so 2 idle cores play it at most {bound:.2f}x as fast as the engine "
-          f"alone (target >= 1.8x: {'within reach' if bound >= 1.8 else 'NOT reachable'})  [load {load()}]")
+    print(
+        f"playing {n:,} clarke deals, CPU-seconds (best of {repeat}): engine alone {e_cpu:.2f} CPU-s "
+        f"({e_wall:.2f} s wall); the whole run's process tree during its playing phase {best['cpu']:.2f} CPU-s "
+        f"({best['wall']:.2f} s wall), so 2 idle cores play it at most {bound:.2f}x as fast as the engine "
+        f"alone (target >= 1.8x: {'within reach' if bound >= 1.8 else 'NOT reachable'})  [load {load()}]"
+    )
 
 
 def bare_pair_seconds(n: int) -> float:
     """Two engine processes at once, N/2 deals each (deals 0.. and N/2..): the wall clock of the later."""
     half = n // 2
-    child = ENGINE_CHILD.replace("for first in range(0, n, batch):",
-                                 "start = int(sys.argv[2])\nfor first in range(start, start + n, batch):")
+    child = ENGINE_CHILD.replace(
+        "for first in range(0, n, batch):", "start = int(sys.argv[2])\nfor first in range(start, start + n, batch):"
+    )
     child = child.replace("min(batch, n - first)", "min(batch, start + n - first)")
-    child = child.replace("t = time.perf_counter()",  # warm, then wait for the word to start the clock
-                          "sys.stdout.write('ready\\n'); sys.stdout.flush(); sys.stdin.readline()\nt = time.perf_counter()")
-    procs = [subprocess.Popen([PY, "-c", child, str(half), str(k * half)], cwd=ROOT, stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True) for k in range(2)]
+    child = child.replace(
+        "t = time.perf_counter()",  # warm, then wait for the word to start the clock
+        "sys.stdout.write('ready\\n'); sys.stdout.flush(); sys.stdin.readline()\nt = time.perf_counter()",
+    )
+    procs = [
+        subprocess.Popen(
+            [PY, "-c", child, str(half), str(k * half)],
+            cwd=ROOT,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for k in range(2)
+    ]
     for proc in procs:  # both warm before either starts the clock
         if proc.stdout.readline() != "ready\n":
             raise SystemExit("a bare engine failed before its warm-up ended")
@@ -397,13 +470,18 @@ def playing_rounds(study: Path, out: Path, n: int, rounds: int) -> None:
         b = bare_pair_seconds(n)
         p = pipeline_run(study, out, n)["played"]
         rows.append((e / p, e / b, b / p))
-        print(f"round {k + 1}: engine alone {e:.2f} s, two bare engines {b:.2f} s, Ray playing phase {p:.2f} s: "
-              f"speed-up {e / p:.2f}x (machine's ceiling {e / b:.2f}x, pipeline at {100 * b / p:.1f}% of it)  "
-              f"[load {load()}]", flush=True)
-    med = [statistics.median(col) for col in zip(*rows)]
-    print(f"median of {rounds} rounds: playing phase {med[0]:.2f}x the engine alone on one core (target >= 1.8x: "
-          f"{'met' if med[0] >= 1.8 else 'NOT met'}); two bare engines {med[1]:.2f}x; the pipeline plays at "
-          f"{100 * med[2]:.1f}% of the bare pair's speed")
+        print(
+            f"round {k + 1}: engine alone {e:.2f} s, two bare engines {b:.2f} s, Ray playing phase {p:.2f} s: "
+            f"speed-up {e / p:.2f}x (machine's ceiling {e / b:.2f}x, pipeline at {100 * b / p:.1f}% of it)  "
+            f"[load {load()}]",
+            flush=True,
+        )
+    med = [statistics.median(col) for col in zip(*rows, strict=True)]
+    print(
+        f"median of {rounds} rounds: playing phase {med[0]:.2f}x the engine alone on one core (target >= 1.8x: "
+        f"{'met' if med[0] >= 1.8 else 'NOT met'}); two bare engines {med[1]:.2f}x; the pipeline plays at "
+        f"{100 * med[2]:.1f}% of the bare pair's speed"
+    )
 
 
 def driver(argv: list[str]) -> dict:
@@ -415,48 +493,62 @@ def driver(argv: list[str]) -> dict:
     fields = dict(kv.split("=") for kv in line.split()[1:])
     if fields.get("code") != "0":
         raise SystemExit(f"patience {' '.join(map(str, argv))} failed:\n{proc.stderr[-3000:]}")
-    return {"wall": wall, "cpu": float(fields["cpu"]), "mib": int(fields["maxrss_kib"]) / 1024, "err": proc.stderr,
-            "out": proc.stdout}
+    return {
+        "wall": wall,
+        "cpu": float(fields["cpu"]),
+        "mib": int(fields["maxrss_kib"]) / 1024,
+        "err": proc.stderr,
+        "out": proc.stdout,
+    }
 
 
 def scale_bench(tmp: Path, units: int, repeat: int) -> None:
     """Section 7 of the docstring: validate at 12.8 M units, a run of ``units`` tiny units, its rerun."""
     grid = ROOT / "configs" / "perpetual_motion_grid.yaml"
-    runs = [driver(["validate", grid, "--deals", "10000000000", "--batch-size", "100000"])
-            for _ in range(max(repeat, 3))]
+    runs = [
+        driver(["validate", grid, "--deals", "10000000000", "--batch-size", "100000"]) for _ in range(max(repeat, 3))
+    ]
     v = min(runs, key=lambda r: r["wall"])
     assert "12,800,000 work units" in v["out"], v["out"][:2000]
-    print(f"patience validate, 128 variants x 10^10 deals at batch 100,000 (12,800,000 units), best of {len(runs)}: "
-          f"{v['wall']:.2f} s wall for the whole command, {v['cpu']:.2f} CPU-s, peak {v['mib']:.0f} MiB "
-          f"(targets < 1 s: {'met' if v['wall'] < 1 else 'NOT met'}, < 200 MB: "
-          f"{'met' if v['mib'] * 1.048576 < 200 else 'NOT met'})  [load {load()}]")
+    print(
+        f"patience validate, 128 variants x 10^10 deals at batch 100,000 (12,800,000 units), best of {len(runs)}: "
+        f"{v['wall']:.2f} s wall for the whole command, {v['cpu']:.2f} CPU-s, peak {v['mib']:.0f} MiB "
+        f"(targets < 1 s: {'met' if v['wall'] < 1 else 'NOT met'}, < 200 MB: "
+        f"{'met' if v['mib'] * 1.048576 < 200 else 'NOT met'})  [load {load()}]"
+    )
     study = tmp / "tiny.yaml"
-    study.write_text(textwrap.dedent(f"""
+    study.write_text(
+        textwrap.dedent(f"""
         study: tiny
         game: perpetual_motion
         deals: {units}
         seed: 1
         batch_size: 2
         variants: {{clarke: {{preset: clarke}}, masten: {{preset: masten}}}}
-        """))
+        """)
+    )
     out = tmp / "tiny"
     r = driver(["run", study, "--backend", "ray", "--num-cpus", "2", "--out", out, "--fresh"])
     per_unit = 1000 * r["cpu"] / units
-    print(f"patience run of {units:,} units (2 deals each, ray, 2 CPUs): {r['wall']:.1f} s wall; driver peak "
-          f"{r['mib']:.0f} MiB (target < 500 MB: {'met' if r['mib'] * 1.048576 < 500 else 'NOT met'}), driver "
-          f"{r['cpu']:.1f} CPU-s = {per_unit:.3f} ms a unit (target < 0.5: {'met' if per_unit < 0.5 else 'NOT met'}), "
-          f"whole process  [load {load()}]")
+    print(
+        f"patience run of {units:,} units (2 deals each, ray, 2 CPUs): {r['wall']:.1f} s wall; driver peak "
+        f"{r['mib']:.0f} MiB (target < 500 MB: {'met' if r['mib'] * 1.048576 < 500 else 'NOT met'}), driver "
+        f"{r['cpu']:.1f} CPU-s = {per_unit:.3f} ms a unit (target < 0.5: {'met' if per_unit < 0.5 else 'NOT met'}), "
+        f"whole process  [load {load()}]"
+    )
     runs = [driver(["run", study, "--backend", "ray", "--num-cpus", "2", "--out", out]) for _ in range(max(repeat, 2))]
     again = min(runs, key=lambda r: r["wall"])
     assert "nothing to do" in again["err"], again["err"][-2000:]
     reports = [driver(["report", out]) for _ in range(max(repeat, 2))]
     report = min(reports, key=lambda r: r["wall"])
     assert "totals from" in again["err"], again["err"][-2000:]  # the report from run.json, no part read
-    print(f"rerunning it: 'nothing to do' in {again['wall']:.2f} s for the whole command ({again['cpu']:.2f} CPU-s), "
-          f"best of {len(runs)} (target < 10 s: {'met' if again['wall'] < 10 else 'NOT met'}), peak {again['mib']:.0f} "
-          f"MiB; it prints the report from run.json's totals (no part read), while `patience report` over these "
-          f"{units:,} parts takes {report['wall']:.2f} s ({report['cpu']:.2f} CPU-s, best of {len(reports)})  "
-          f"[load {load()}]")
+    print(
+        f"rerunning it: 'nothing to do' in {again['wall']:.2f} s for the whole command ({again['cpu']:.2f} CPU-s), "
+        f"best of {len(runs)} (target < 10 s: {'met' if again['wall'] < 10 else 'NOT met'}), peak {again['mib']:.0f} "
+        f"MiB; it prints the report from run.json's totals (no part read), while `patience report` over these "
+        f"{units:,} parts takes {report['wall']:.2f} s ({report['cpu']:.2f} CPU-s, best of {len(reports)})  "
+        f"[load {load()}]"
+    )
 
 
 def main() -> None:
@@ -464,17 +556,29 @@ def main() -> None:
     ap.add_argument("--deals", type=int, default=1_000_000)
     ap.add_argument("--report-rows", type=int, default=10_000_000)
     ap.add_argument("--skip-run", action="store_true", help="only the report benchmark")
-    ap.add_argument("--paired-rows", type=int, default=100_000_000,
-                    help="rows of the synthetic run for compare and the HTML report (0: skip)")
-    ap.add_argument("--paired-shape", choices=("forced", "solver"), default="forced",
-                    help="solver columns at zero (forced) or filled (solver: nodes, seconds, solution)")
+    ap.add_argument(
+        "--paired-rows",
+        type=int,
+        default=100_000_000,
+        help="rows of the synthetic run for compare and the HTML report (0: skip)",
+    )
+    ap.add_argument(
+        "--paired-shape",
+        choices=("forced", "solver"),
+        default="forced",
+        help="solver columns at zero (forced) or filled (solver: nodes, seconds, solution)",
+    )
     ap.add_argument("--only-paired", action="store_true", help="only the compare / HTML report benchmark")
     ap.add_argument("--repeat", type=int, default=1, help="best of N for the engine and the ray run (noisy machines)")
-    ap.add_argument("--scale-units", type=int, default=100_000,
-                    help="units of the work-units-at-scale run (section 7; 0: skip it)")
+    ap.add_argument(
+        "--scale-units", type=int, default=100_000, help="units of the work-units-at-scale run (section 7; 0: skip it)"
+    )
     ap.add_argument("--only-scale", action="store_true", help="only the work-units-at-scale benchmark")
-    ap.add_argument("--only-playing", action="store_true",
-                    help="only section 9: engine alone, two bare engines and the Ray playing phase, interleaved")
+    ap.add_argument(
+        "--only-playing",
+        action="store_true",
+        help="only section 9: engine alone, two bare engines and the Ray playing phase, interleaved",
+    )
     ap.add_argument("--rounds", type=int, default=5, help="rounds of section 9")
     args = ap.parse_args()
     print(f"machine: {os.cpu_count()} cores, load average {load()}")
@@ -482,14 +586,16 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-pipeline-") as tmp:
         tmp = Path(tmp)
         study = tmp / "clarke.yaml"
-        study.write_text(textwrap.dedent("""
+        study.write_text(
+            textwrap.dedent("""
             study: bench
             game: perpetual_motion
             deals: 1000
             seed: 2009
             batch_size: 20000
             variants: {clarke: {preset: clarke}}
-            """))
+            """)
+        )
         if args.only_playing:
             playing_rounds(study, tmp / "rounds", args.deals, args.rounds)
             return
@@ -504,28 +610,38 @@ def main() -> None:
         if not args.skip_run:
             n = args.deals
             t_engine = min(engine_seconds(n) for _ in range(args.repeat))
-            print(f"engine alone, one core: {n:,} clarke deals in {t_engine:.2f} s ({n / t_engine:,.0f} deals/s)"
-                  f"  [load {load()}]")
+            print(
+                f"engine alone, one core: {n:,} clarke deals in {t_engine:.2f} s ({n / t_engine:,.0f} deals/s)"
+                f"  [load {load()}]"
+            )
             small = pipeline_run(study, tmp / "small", max(n // 10, 1))
             big = min((pipeline_run(study, tmp / "big", n) for _ in range(args.repeat)), key=lambda r: r["wall"])
             ratio = big["wall"] / t_engine
-            print(f"patience run --backend ray --num-cpus 2: {n:,} deals in {big['wall']:.2f} s wall "
-                  f"(Ray start-up included) = {100 * ratio:.0f}% of the engine alone (target <= 60%: "
-                  f"{'met' if ratio <= 0.6 else 'NOT met'})  [load {load()}]")
+            print(
+                f"patience run --backend ray --num-cpus 2: {n:,} deals in {big['wall']:.2f} s wall "
+                f"(Ray start-up included) = {100 * ratio:.0f}% of the engine alone (target <= 60%: "
+                f"{'met' if ratio <= 0.6 else 'NOT met'})  [load {load()}]"
+            )
             speedup = t_engine / big["played"]
-            print(f"  of which playing (workers warm -> last unit recorded): {big['played']:.2f} s = "
-                  f"{speedup:.2f}x the engine alone on one core (target >= 1.8x on 2 workers: "
-                  f"{'met' if speedup >= 1.8 else 'NOT met'}); before it, Ray start-up and the workers' warm-up "
-                  f"{big['startup']:.2f} s; the rest ({big['wall'] - big['played'] - big['startup']:.1f} s) is Python "
-                  "start-up, Ray shut-down and the final report")
+            print(
+                f"  of which playing (workers warm -> last unit recorded): {big['played']:.2f} s = "
+                f"{speedup:.2f}x the engine alone on one core (target >= 1.8x on 2 workers: "
+                f"{'met' if speedup >= 1.8 else 'NOT met'}); before it, Ray start-up and the workers' warm-up "
+                f"{big['startup']:.2f} s; the rest ({big['wall'] - big['played'] - big['startup']:.1f} s) is Python "
+                "start-up, Ray shut-down and the final report"
+            )
             play_cpu_bench(study, tmp / "cpu", n, args.repeat)
             ray_cpu, processes, ray_wall = min(ray_own_cpu() for _ in range(max(args.repeat, 2)))
             floor = (t_engine + ray_cpu) / (2 * t_engine)
-            print(f"Ray's own cost: {processes} processes, {ray_cpu:.2f} CPU-s to start and warm two workers "
-                  f"({ray_wall:.2f} s wall), shut-down not counted; so on 2 cores the ratio above can never go "
-                  f"below (engine + Ray) / (2 x engine) = {100 * floor:.0f}%")
-            print(f"driver peak memory: {small['maxrss_mib']:.0f} MiB at {max(n // 10, 1):,} deals, "
-                  f"{big['maxrss_mib']:.0f} MiB at {n:,} deals (target < 1024 MiB, flat)")
+            print(
+                f"Ray's own cost: {processes} processes, {ray_cpu:.2f} CPU-s to start and warm two workers "
+                f"({ray_wall:.2f} s wall), shut-down not counted; so on 2 cores the ratio above can never go "
+                f"below (engine + Ray) / (2 x engine) = {100 * floor:.0f}%"
+            )
+            print(
+                f"driver peak memory: {small['maxrss_mib']:.0f} MiB at {max(n // 10, 1):,} deals, "
+                f"{big['maxrss_mib']:.0f} MiB at {n:,} deals (target < 1024 MiB, flat)"
+            )
 
         rows = args.report_rows
         folder = tmp / "synthetic"
@@ -533,8 +649,9 @@ def main() -> None:
         make_synthetic_run(folder, rows)
         print(f"synthetic run folder: {rows:,} rows written in {time.perf_counter() - t:.1f} s")
         t = time.perf_counter()
-        proc = subprocess.run([PY, "-m", "pipeline.cli", "report", str(folder)], cwd=ROOT, capture_output=True,
-                              text=True)
+        proc = subprocess.run(
+            [PY, "-m", "pipeline.cli", "report", str(folder)], cwd=ROOT, capture_output=True, text=True
+        )
         wall = time.perf_counter() - t
         if proc.returncode != 0:
             raise SystemExit(proc.stderr)
@@ -544,8 +661,10 @@ def main() -> None:
         t = time.perf_counter()
         build_report(folder)
         inproc = time.perf_counter() - t
-        print(f"patience report over {rows:,} rows: {wall:.2f} s for the whole command, {inproc:.2f} s in-process "
-              f"(target < 5 s: {'met' if wall < 5 else 'NOT met'})  [load {load()}]")
+        print(
+            f"patience report over {rows:,} rows: {wall:.2f} s for the whole command, {inproc:.2f} s in-process "
+            f"(target < 5 s: {'met' if wall < 5 else 'NOT met'})  [load {load()}]"
+        )
 
 
 if __name__ == "__main__":

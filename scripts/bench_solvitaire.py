@@ -85,8 +85,16 @@ def deal_file(game: str, overrides: dict, deal) -> dict:
 
 def run_solvitaire(binary: str, gtype: str, timeout_s: float, deal: dict | None, seed: int) -> tuple[int, float]:
     """One Solvitaire process on a deal file (or on its own random deal ``seed``): (our outcome code, CPU s)."""
-    args = [binary, "--type", gtype, "--classify", "--streamliners", "smart-solvability",
-            "--timeout", str(int(timeout_s * 1000))]
+    args = [
+        binary,
+        "--type",
+        gtype,
+        "--classify",
+        "--streamliners",
+        "smart-solvability",
+        "--timeout",
+        str(int(timeout_s * 1000)),
+    ]
     path = None
     if deal is not None:
         with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
@@ -131,14 +139,23 @@ def main() -> None:
     names = [r[0] for r in ROWS] if args.rows == "all" else [r for r in args.rows.split(",") if r]
     unknown = [n for n in names if n not in {r[0] for r in ROWS}]
     if unknown or not os.access(args.solvitaire, os.X_OK):
-        bad = f"rows {unknown}: allowed are {[r[0] for r in ROWS]}" if unknown else \
-            f"--solvitaire {args.solvitaire!r}: not an executable file"
+        bad = (
+            f"rows {unknown}: allowed are {[r[0] for r in ROWS]}"
+            if unknown
+            else f"--solvitaire {args.solvitaire!r}: not an executable file"
+        )
         print(f"error: {bad}", file=sys.stderr)
         raise SystemExit(2)
-    print(f"{args.deals} deals per row (ours: seed {args.seed}); load {os.getloadavg()[0]:.1f}; Solvitaire "
-          f"smart-solvability, {args.timeout:g} s a deal", flush=True)
-    print(f"{'row':<22} {'deals':>12} {'Solvitaire w/u/?':>18} {'s/deal':>8} {'ours w/u/?':>14} {'s/deal':>8} "
-          f"{'ratio':>6}  verdicts", flush=True)
+    print(
+        f"{args.deals} deals per row (ours: seed {args.seed}); load {os.getloadavg()[0]:.1f}; Solvitaire "
+        f"smart-solvability, {args.timeout:g} s a deal",
+        flush=True,
+    )
+    print(
+        f"{'row':<22} {'deals':>12} {'Solvitaire w/u/?':>18} {'s/deal':>8} {'ours w/u/?':>14} {'s/deal':>8} "
+        f"{'ratio':>6}  verdicts",
+        flush=True,
+    )
     for name, game, over, gtype, same_deals in ROWS:
         if name not in names:
             continue
@@ -146,8 +163,9 @@ def main() -> None:
         decks = seeded_deals(g.deck, args.seed, 0, args.deals)
         theirs, cpu_theirs = [], 0.0
         for i in range(args.deals):
-            o, c = run_solvitaire(args.solvitaire, gtype, args.timeout,
-                                  deal_file(game, over, decks[i]) if same_deals else None, i)
+            o, c = run_solvitaire(
+                args.solvitaire, gtype, args.timeout, deal_file(game, over, decks[i]) if same_deals else None, i
+            )
             theirs.append(o)
             cpu_theirs += c
         rules = g.rules(overrides=over)
@@ -156,13 +174,16 @@ def main() -> None:
         ours = [int(o) for o in g.play_batch(decks, rules)["outcome"]]
         cpu_ours = time.process_time() - c0
         if same_deals:
-            differ = [i for i, (a, b) in enumerate(zip(ours, theirs)) if UNKNOWN not in (a, b) and a != b]
+            differ = [i for i, (a, b) in enumerate(zip(ours, theirs, strict=True)) if UNKNOWN not in (a, b) and a != b]
             note = f"differ on {differ}" if differ else "the same on every deal both decided"
         else:
             note = "Solvitaire on its own random deals: timing only"
         per_t, per_o = cpu_theirs / args.deals, cpu_ours / args.deals
-        print(f"{name:<22} {args.deals:>12} {counts(theirs):>18} {per_t:8.4f} {counts(ours):>14} {per_o:8.4f} "
-              f"{per_t / per_o:6.2f}  {note}", flush=True)
+        print(
+            f"{name:<22} {args.deals:>12} {counts(theirs):>18} {per_t:8.4f} {counts(ours):>14} {per_o:8.4f} "
+            f"{per_t / per_o:6.2f}  {note}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

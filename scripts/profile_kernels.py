@@ -26,9 +26,28 @@ if "NUMBA_CACHE_DIR" not in os.environ:  # before numba is imported (engine/__in
     os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="patience-profile-")
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-MODULES = tuple(f"engine.search.{m}" for m in (
-    "best_first", "control", "depth_first", "disk_sweep", "encoding", "expansion", "guide", "heap", "lines", "moves",
-    "open_table", "packed_rows", "position_table", "positions", "safe_moves", "solver", "sweep", "sweep_runs"))
+MODULES = tuple(
+    f"engine.search.{m}"
+    for m in (
+        "best_first",
+        "control",
+        "depth_first",
+        "disk_sweep",
+        "encoding",
+        "expansion",
+        "guide",
+        "heap",
+        "lines",
+        "moves",
+        "packed_rows",
+        "position_table",
+        "positions",
+        "safe_moves",
+        "solver",
+        "sweep",
+        "sweep_runs",
+    )
+)
 
 
 def compiled_functions() -> list[tuple[int, str]]:
@@ -67,17 +86,18 @@ def write_perf_map(path: str | None = None) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("deal", help="ROW:I, a table row of scripts/bench_solver.py and a deal, "
-                                     "e.g. 'freecell columns=6:4934'")
+    parser.add_argument(
+        "deal", help="ROW:I, a table row of scripts/bench_solver.py and a deal, e.g. 'freecell columns=6:4934'"
+    )
     parser.add_argument("positions", type=float, help="positions the sweep may store, e.g. 3e7")
     args = parser.parse_args(argv)
     row, _, index = args.deal.rpartition(":")
     import importlib
 
-    from engine.search.solver import deal_position, frees_levels, sweep_params
     from engine.deals import seeded_deals
-    from engine.search.disk_sweep import disk_sweep
     from engine.registry import get_game
+    from engine.search.disk_sweep import disk_sweep
+    from engine.search.solver import deal_position, frees_levels, sweep_params
     from scripts.bench_solver import TABLE_ROWS
 
     rows = {name: (game, over) for name, game, over, _, _ in TABLE_ROWS}
@@ -89,8 +109,10 @@ def main(argv: list[str] | None = None) -> int:
     st, rel = deal_position(seeded_deals(g.deck, 99, int(index), 1)[0], srules)
     cpu = time.process_time()
     r = disk_sweep(st, rel, sweep_params(srules), frees_levels(srules), int(args.positions))
-    print(f"{args.deal}: {r.stored:,} positions stored, {time.process_time() - cpu:.1f} CPU-s (compiling "
-          f"included); {write_perf_map()} functions mapped in /tmp/perf-{os.getpid()}.map")
+    print(
+        f"{args.deal}: {r.stored:,} positions stored, {time.process_time() - cpu:.1f} CPU-s (compiling "
+        f"included); {write_perf_map()} functions mapped in /tmp/perf-{os.getpid()}.map"
+    )
     return 0
 
 

@@ -21,8 +21,9 @@ from engine.rules import switch
 @dataclass(frozen=True)
 class FakeRules:
     threshold: int = switch(6, "won when the first card's rank (A=0) is below this", lo=0, hi=13)
-    scoring: str = switch("plain", "plain: score = sum of the first four codes; double: twice that",
-                          choices=("plain", "double"))
+    scoring: str = switch(
+        "plain", "plain: score = sum of the first four codes; double: twice that", choices=("plain", "double")
+    )
     explode: bool = switch(False, "test-only: play_batch raises, as an engine bug would")
 
 
@@ -62,8 +63,10 @@ GAME = GameSpec(
     deck=DECK_52,
     rules_type=FakeRules,
     presets=PRESETS,
-    extra_columns=(Column("score", "int64", "sum of the first four card codes"),
-                   Column("lucky", "bool", "first card has the highest code")),
+    extra_columns=(
+        Column("score", "int64", "sum of the first four card codes"),
+        Column("lucky", "bool", "first card has the highest code"),
+    ),
     play_batch=play_batch,
     play_one=play_one,
     outcomes=("won", "cycle", "blocked"),

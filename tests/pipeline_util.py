@@ -44,8 +44,17 @@ def cli_subprocess(argv: list[str], env: dict | None = None, fake: bool = False,
     """Start `patience ARGV` in a child process (optionally with the fake game registered)."""
     boot = "import sys; from pipeline.cli import main; "
     if fake:
-        boot = f"import sys; sys.path.insert(0, {str(TESTS)!r}); import fake_game; fake_game.register(); " \
-               "from pipeline.cli import main; "
+        boot = (
+            f"import sys; sys.path.insert(0, {str(TESTS)!r}); import fake_game; fake_game.register(); "
+            "from pipeline.cli import main; "
+        )
     full_env = {**os.environ, **(env or {})}
-    return subprocess.Popen([sys.executable, "-c", boot + "main(sys.argv[1:])", *map(str, argv)],
-                            cwd=ROOT, env=full_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+    return subprocess.Popen(
+        [sys.executable, "-c", boot + "main(sys.argv[1:])", *map(str, argv)],
+        cwd=ROOT,
+        env=full_env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **kw,
+    )

@@ -18,20 +18,20 @@ import random
 
 import numpy as np
 import pytest
+from pipeline_util import cli
 
 from engine.cards import DECK_52, format_cards, parse_cards
 from engine.deals import seeded_deals
 from engine.games import four_piles
 from engine.games.four_piles import FourPilesRules
-from engine.outcomes import OUTCOMES, SolverError, UNSOLVABLE, WON
+from engine.outcomes import OUTCOMES, UNSOLVABLE, WON, SolverError
 from engine.reference import auld_lang_syne as reference
 from engine.registry import get_game
 from engine.rules import RuleError
-from pipeline_util import cli
 
 GAMES = {"auld_lang_syne": True, "tam_o_shanter": False}  # name -> aces_start
 SWITCHES = {"build": ("any_suit", "same_suit"), "piles": (4, 6), "mid_deal_plays": (False, True)}
-COMBOS = [dict(zip(SWITCHES, v)) for v in itertools.product(*SWITCHES.values())]
+COMBOS = [dict(zip(SWITCHES, v, strict=True)) for v in itertools.product(*SWITCHES.values())]
 COMBO_IDS = [",".join(f"{k}={v}" for k, v in c.items()) for c in COMBOS]
 COLUMNS = ("outcome", "rounds", "moves", "cards_left", "foundations_done")
 
@@ -51,8 +51,10 @@ def mixed_deals(seed: int, count: int) -> np.ndarray:
 
 def _kernel_rows(game: str, deals: np.ndarray, rules: FourPilesRules) -> list[dict]:
     out = get_game(game).play_batch(deals, rules)
-    return [{c: (OUTCOMES[int(out[c][i])] if c == "outcome" else int(out[c][i])) for c in COLUMNS}
-            for i in range(deals.shape[0])]
+    return [
+        {c: (OUTCOMES[int(out[c][i])] if c == "outcome" else int(out[c][i])) for c in COLUMNS}
+        for i in range(deals.shape[0])
+    ]
 
 
 # --- greedy: kernel against reference ---------------------------------------------------------
@@ -65,7 +67,7 @@ def test_greedy_kernel_matches_reference(game: str, combo: dict) -> None:
     deals = mixed_deals(COMBOS.index(combo) + 100 * GAMES[game], 160)
     got = _kernel_rows(game, deals, rules)
     outcomes = set()
-    for deal, row in zip(deals, got):
+    for deal, row in zip(deals, got, strict=True):
         want = reference.play([int(c) for c in deal], rules, GAMES[game]).row()
         assert row == {c: want[c] for c in COLUMNS}, f"{rules}\ndeal {format_cards(deal)}"
         outcomes.add(row["outcome"])
@@ -118,8 +120,9 @@ class TooBig(Exception):
     """The plain search met more positions than its budget."""
 
 
-def plain_search(deal: list[int], rules: FourPilesRules, aces_start: bool, budget: int = 30_000,
-                 start: tuple | None = None) -> bool:
+def plain_search(
+    deal: list[int], rules: FourPilesRules, aces_start: bool, budget: int = 30_000, start: tuple | None = None
+) -> bool:
     """Can the deal be won under free play?  Every legal play to every foundation that takes it, in every
     order, and the next deal; a position already searched is not searched again (stored whole, with the
     foundations in sorted order: which place a foundation stands in changes nothing).  Nothing else: no
@@ -148,8 +151,8 @@ def plain_search(deal: list[int], rules: FourPilesRules, aces_start: bool, budge
             if pile:
                 for i, f in enumerate(fnd):
                     if takes(f, pile[-1]):
-                        np_ = piles[:p] + (pile[:-1],) + piles[p + 1:]
-                        nf = fnd[:i] + (f + (pile[-1],),) + fnd[i + 1:]
+                        np_ = piles[:p] + (pile[:-1],) + piles[p + 1 :]
+                        nf = fnd[:i] + (f + (pile[-1],),) + fnd[i + 1 :]
                         if search(t, np_, nf):
                             return True
         if t < n:
@@ -167,10 +170,11 @@ def plain_search(deal: list[int], rules: FourPilesRules, aces_start: bool, budge
     return search(0, tuple(() for _ in range(rules.piles)), fnd0)
 
 
-def random_position(rng: random.Random, deal: list[int], rules: FourPilesRules, aces_start: bool, deals_left: int,
-                    keen: float = 0.95):
-    """Play the deal by a random player (a legal play taken with probability ``keen``, else none more) until ``deals_left`` play
-    points remain; the position as (dealt, piles, foundations) and as the played-set bit mask."""
+def random_position(
+    rng: random.Random, deal: list[int], rules: FourPilesRules, aces_start: bool, deals_left: int, keen: float = 0.95
+):
+    """Play the deal by a random player (a legal play taken with probability ``keen``, else none more) until
+    ``deals_left`` play points remain; the position as (dealt, piles, foundations) and as the played-set bit mask."""
     t = reference.Table(deal, rules, aces_start)
     points = reference.play_points(len(t.stock), rules)
     stop = points[max(0, len(points) - 1 - deals_left)]
@@ -278,8 +282,10 @@ def test_solver_wins_every_greedy_win_and_replays(game: str, combo: dict) -> Non
         assert np.array_equal(gw, sw)  # every play is safe under same_suit: free play is greedy
     assert set(solver["outcome"]) <= {WON, UNSOLVABLE}
     for i in np.flatnonzero(sw):
-        assert g.check_solution(deals[i], g.rules(overrides={**combo, "strategy": "solver"}),
-                                solver["solution"][i]) is None
+        assert (
+            g.check_solution(deals[i], g.rules(overrides={**combo, "strategy": "solver"}), solver["solution"][i])
+            is None
+        )
         assert solver["moves"][i] == len(solver["solution"][i].split()) == (48 if GAMES[game] else 52)
         assert solver["cards_left"][i] == 0 and solver["rounds"][i] == 1 and solver["rounds_optimal"][i]
     assert (solver["rounds"] == 1).all() and (greedy["rounds"] == 1).all()
@@ -299,7 +305,9 @@ def test_a_corrupted_solution_is_refused() -> None:
     # tokens[4] puts a Three on some foundation; sending the next Three to that same foundation is refused
     f = tokens[4][-1]
     wrong = tokens[:5] + [tokens[5][:-1] + f] + tokens[6:]
-    assert tokens[4][3] == tokens[5][3] == "3" and f"F{f} does not take" in g.check_solution(deal, rules, " ".join(wrong))
+    assert tokens[4][3] == tokens[5][3] == "3" and f"F{f} does not take" in g.check_solution(
+        deal, rules, " ".join(wrong)
+    )
     assert "is not T:CD>F" in g.check_solution(deal, rules, "48:2C-1")
     assert "foundation 9 is not 1..4" in g.check_solution(deal, rules, "48:2C>9")
     assert "no plays are allowed after 3 cards" in g.check_solution(deal, rules, "3:2C>1")
@@ -370,8 +378,11 @@ def test_declining_a_play_wins_where_greedy_loses() -> None:
     deal = seeded_deals(DECK_52, 2009, 318, 1)[0]
     assert format_cards(deal).startswith("2C AC AD 3C KS 2S 4C 6C 7D QS 9H JH TD 3S")
     greedy = reference.play([int(c) for c in deal], g.rules(), True, record=True)
-    greedy_tokens = [reference.format_play(e.data["dealt"], e.data["card"], e.data["foundation"])
-                     for e in greedy.events if e.kind == "play"]
+    greedy_tokens = [
+        reference.format_play(e.data["dealt"], e.data["card"], e.data["foundation"])
+        for e in greedy.events
+        if e.kind == "play"
+    ]
     assert (greedy.outcome, greedy.moves) == ("blocked", 25) and "24:5H>2" in greedy_tokens
     row = g.play_one(deal, g.rules("pysolfc"), False).row
     assert row["outcome"] == "won" and g.check_solution(deal, g.rules("pysolfc"), row["solution"]) is None
@@ -403,13 +414,16 @@ def test_presets_and_defaults() -> None:
     assert get_game("auld_lang_syne").presets is g.presets
 
 
-@pytest.mark.parametrize("setting, message", [
-    ("piles=5", "switch 'piles': value '5' is not allowed; allowed: 4, 6"),
-    ("piles=8", "switch 'piles'"),
-    ("build=alternate", "switch 'build'"),
-    ("max_nodes=0", "switch 'max_nodes'"),
-    ("strategy=forced", "switch 'strategy'"),
-])
+@pytest.mark.parametrize(
+    "setting, message",
+    [
+        ("piles=5", "switch 'piles': value '5' is not allowed; allowed: 4, 6"),
+        ("piles=8", "switch 'piles'"),
+        ("build=alternate", "switch 'build'"),
+        ("max_nodes=0", "switch 'max_nodes'"),
+        ("strategy=forced", "switch 'strategy'"),
+    ],
+)
 def test_bad_values_exit_2_with_one_line(setting: str, message: str, capsys) -> None:
     code, out, err = cli(["play", "auld_lang_syne", "--seed", "1", "--index", "0", "--set", setting], capsys)
     assert code == 2

@@ -43,8 +43,9 @@ def cluster():
     os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")  # before ray is imported: 127.0.0.1 only
     from ray.cluster_utils import Cluster
 
-    c = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "node_ip_address": "127.0.0.1",
-                                                      "include_dashboard": False})
+    c = Cluster(
+        initialize_head=True, head_node_args={"num_cpus": 0, "node_ip_address": "127.0.0.1", "include_dashboard": False}
+    )
     workers = [c.add_node(**NODE) for _ in range(2)]
     c.wait_for_nodes()
     yield c, workers
@@ -61,8 +62,9 @@ def expected(tmp_path_factory):
 
 def _start(study: Path, out: Path, address: str, **env) -> object:
     # Each unit sleeps a little (test-only fault switch) so a node can be removed part way.
-    return cli_subprocess(["run", study, "--address", address, "--out", out],
-                          env={"PATIENCE_TEST_FAULT": "sleep:0.25", **env})
+    return cli_subprocess(
+        ["run", study, "--address", address, "--out", out], env={"PATIENCE_TEST_FAULT": "sleep:0.25", **env}
+    )
 
 
 # Deadlines only a failing test waits out, so they are generous: on the 2-core VM these two tests take 14 s each
@@ -117,7 +119,8 @@ def test_units_spread_over_nodes_and_a_node_removed_mid_run_loses_nothing(cluste
 
 
 def test_every_worker_node_removed_waits_visibly_then_fails_with_exit_1_keeping_finished_units(
-        cluster, expected, tmp_path):
+    cluster, expected, tmp_path
+):
     c, workers = cluster
     study, want = expected
     out = tmp_path / "out"

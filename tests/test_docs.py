@@ -51,7 +51,7 @@ def section(path: Path, heading: str) -> str:
     text = path.read_text(encoding="utf-8")
     start = text.index(f"\n## {heading}\n")
     end = text.find("\n## ", start + 1)
-    return text[start:end if end > 0 else None]
+    return text[start : end if end > 0 else None]
 
 
 def patience_argv(argv: list[str]) -> list[str] | None:
@@ -121,9 +121,12 @@ def test_quickstart_own_study_validates(newcomer):
 
 
 def every_shell_command() -> list[tuple[str, list[str]]]:
-    return [(path.relative_to(ROOT).as_posix(), argv) for path in PAGES
-            for block in shell_blocks(path.read_text(encoding="utf-8"))
-            for argv in commands(block)]
+    return [
+        (path.relative_to(ROOT).as_posix(), argv)
+        for path in PAGES
+        for block in shell_blocks(path.read_text(encoding="utf-8"))
+        for argv in commands(block)
+    ]
 
 
 def test_every_shell_command_in_the_docs_works(quickstart, newcomer):
@@ -182,12 +185,12 @@ def test_commands_quoted_in_prose_exist():
 
 def test_querying_examples_run(quickstart, newcomer):
     """The polars, DuckDB and pyarrow examples of docs/querying.md, on the quickstart's run."""
-    blocks = re.findall(r"^```python\n(.*?)^```", (ROOT / "docs" / "querying.md").read_text(encoding="utf-8"),
-                        re.S | re.M)
+    blocks = re.findall(
+        r"^```python\n(.*?)^```", (ROOT / "docs" / "querying.md").read_text(encoding="utf-8"), re.S | re.M
+    )
     assert len(blocks) >= 3
     for block in blocks:
-        done = subprocess.run([sys.executable, "-c", block], cwd=newcomer, capture_output=True, text=True,
-                              timeout=300)
+        done = subprocess.run([sys.executable, "-c", block], cwd=newcomer, capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, f"docs/querying.md example failed:\n{block}\n{done.stderr}"
         assert done.stdout.strip()
 
@@ -195,8 +198,14 @@ def test_querying_examples_run(quickstart, newcomer):
 def test_site_builds_strict(tmp_path):
     pytest.importorskip("mkdocs_gen_files")
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    done = subprocess.run([str(VENV_BIN / "mkdocs"), "build", "--strict", "--site-dir", str(tmp_path / "site")],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [str(VENV_BIN / "mkdocs"), "build", "--strict", "--site-dir", str(tmp_path / "site")],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "WARNING" not in done.stderr, done.stderr
     games = {p.name for p in (tmp_path / "site" / "games").iterdir() if p.is_dir()}
@@ -227,8 +236,10 @@ def test_readme_headline_figures_are_the_results_pages():
 def test_shell_commands_are_split_as_the_shell_splits_them():
     """The extraction itself: continuation lines, comments and quotes."""
     block = '.venv/bin/patience query results/x \\\n  "SELECT 1 # not a comment" --format csv  # a comment\nmake test\n'
-    assert commands(block) == [[".venv/bin/patience", "query", "results/x", "SELECT 1 # not a comment", "--format",
-                                "csv"], ["make", "test"]]
+    assert commands(block) == [
+        [".venv/bin/patience", "query", "results/x", "SELECT 1 # not a comment", "--format", "csv"],
+        ["make", "test"],
+    ]
     with pytest.raises(Exception, match="No such option"):
         parse(["run", "configs/quickstart.yaml", "--no-such-option"])
     with pytest.raises(ValueError, match="no command"):

@@ -18,7 +18,9 @@ from engine.reference import eight_day_clock as reference
 from engine.reference.eight_day_clock import hour
 from engine.rules import RuleError
 
-COMBINATIONS = [dict(after_discard=a, start=s, empty_pile=e) for a, s, e in itertools.product(AFTER_DISCARD, STARTS, EMPTY_PILE)]
+COMBINATIONS = [
+    dict(after_discard=a, start=s, empty_pile=e) for a, s, e in itertools.product(AFTER_DISCARD, STARTS, EMPTY_PILE)
+]
 IDS = [",".join(f"{k}={v}" for k, v in c.items()) for c in COMBINATIONS]
 COLUMNS = ("outcome", "rounds", "moves", "cards_left", "discards", "cycle_length")
 SEEDED = 40  # seeded deals per combination, as they come (about 1% are won)
@@ -28,8 +30,10 @@ PICKED = 8
 
 def _kernel_rows(deals: np.ndarray, rules: EightDayClockRules) -> list[dict]:
     out = GAME.play_batch(deals, rules)
-    return [{c: (OUTCOMES[int(out[c][i])] if c == "outcome" else int(out[c][i])) for c in COLUMNS}
-            for i in range(deals.shape[0])]
+    return [
+        {c: (OUTCOMES[int(out[c][i])] if c == "outcome" else int(out[c][i])) for c in COLUMNS}
+        for i in range(deals.shape[0])
+    ]
 
 
 def _reference_row(deal, rules: EightDayClockRules, record: bool = False) -> dict:
@@ -37,7 +41,7 @@ def _reference_row(deal, rules: EightDayClockRules, record: bool = False) -> dic
     return {c: row[c] for c in COLUMNS}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _differential_deals(index: int) -> np.ndarray:
     """Seeded deals, plus won and blocked ones picked by the kernel from a pool (so the rare outcomes are tested)."""
     rules = GAME.rules(None, COMBINATIONS[index])
@@ -53,7 +57,7 @@ def _differential_deals(index: int) -> np.ndarray:
 def test_kernel_matches_reference_on_every_combination(index: int) -> None:
     rules = GAME.rules(None, COMBINATIONS[index])
     deals = _differential_deals(index)
-    for deal, got in zip(deals, _kernel_rows(deals, rules)):
+    for deal, got in zip(deals, _kernel_rows(deals, rules), strict=True):
         want = _reference_row(deal, rules)
         assert got == want, f"{rules}\ndeal {format_cards(deal)}\nreference {want}\nkernel    {got}"
 
@@ -66,8 +70,11 @@ def test_differential_deals_reach_every_outcome() -> None:
         seen |= {r["outcome"] for r in _kernel_rows(_differential_deals(index), rules)}
     assert seen == {"won", "cycle", "blocked"}
     rules = GAME.rules(None, {"after_discard": "first_open", "empty_pile": "fill"})
-    fills = sum(e.kind == "fill" for d in seeded_deals(DECK_52, 105, 0, 300)
-                for e in reference.play([int(c) for c in d], rules, record=True).events)
+    fills = sum(
+        e.kind == "fill"
+        for d in seeded_deals(DECK_52, 105, 0, 300)
+        for e in reference.play([int(c) for c in d], rules, record=True).events
+    )
     assert fills > 0
 
 
@@ -131,8 +138,9 @@ def _check_game(deal: list[int], rules: EightDayClockRules) -> reference.Outcome
             else:  # the next pile after the last take that takes the card: none in between would
                 assert not any(_is_open(piles, h) for h in _between(last, q))
                 if rules.empty_pile != "pass":
-                    assert not any(not piles[h] and (rules.empty_pile == "fill" or hour(hand) == h)
-                                   for h in _between(last, q))
+                    assert not any(
+                        not piles[h] and (rules.empty_pile == "fill" or hour(hand) == h) for h in _between(last, q)
+                    )
             if e.kind == "fill":
                 assert not piles[q] and rules.empty_pile != "pass"
                 assert rules.empty_pile == "fill" or hour(hand) == q
@@ -157,8 +165,12 @@ def _check_game(deal: list[int], rules: EightDayClockRules) -> reference.Outcome
         elif e.kind == "place":
             assert hand == d["card"] and d["pile"] == _place(piles, hand, rules)
             p = d["pile"]
-            take_from = {"placed_pile": p + 1, "after_last_taken": last + 1, "first_open": 0,
-                         "after_placed_pile": p + 1}[rules.after_discard]
+            take_from = {
+                "placed_pile": p + 1,
+                "after_last_taken": last + 1,
+                "first_open": 0,
+                "after_placed_pile": p + 1,
+            }[rules.after_discard]
             assert rules.after_discard != "placed_pile" or not piles[p]
             piles[p].insert(0, hand)
             hand = None
@@ -202,8 +214,7 @@ def test_placed_pile_never_empties_a_pile() -> None:
     # The docstring's argument: under placed_pile only the opening takes a card without putting one under, so no
     # pile is empty before the third discard: never blocked, and empty_pile changes nothing, deal by deal.
     deals = seeded_deals(DECK_52, 77, 0, 10_000)
-    outs = [GAME.play_batch(deals, GAME.rules(None, {"empty_pile": e, "start": s}))
-            for e in EMPTY_PILE for s in STARTS]
+    outs = [GAME.play_batch(deals, GAME.rules(None, {"empty_pile": e, "start": s})) for e in EMPTY_PILE for s in STARTS]
     for out in outs:
         assert not (out["outcome"] == OUTCOMES.index("blocked")).any()
     for a, b in ((0, 2), (0, 4), (1, 3), (1, 5)):
@@ -301,8 +312,12 @@ def test_the_four_readings_of_after_discard_differ() -> None:
     deal = _deal_from_ranks({1: [2, 1, 3, 1], 2: [1, 2, 2, 3], 3: [1, 3, 2, 3]})
     assert format_cards(reference.deal_piles(deal)[0]) == "2C AC 3C AD"
     got = {a: _row(_play(deal, after_discard=a))[:2] for a in AFTER_DISCARD}
-    assert got == {"placed_pile": ("won", 7), "after_last_taken": ("blocked", 7), "first_open": ("blocked", 6),
-                   "after_placed_pile": ("won", 6)}
+    assert got == {
+        "placed_pile": ("won", 7),
+        "after_last_taken": ("blocked", 7),
+        "first_open": ("blocked", 6),
+        "after_placed_pile": ("won", 6),
+    }
     for a in ("after_last_taken", "first_open"):
         r = _play(deal, after_discard=a, empty_pile="fill")
         assert any(e.kind == "fill" for e in r.events) and r.outcome != "blocked"
@@ -310,7 +325,9 @@ def test_the_four_readings_of_after_discard_differ() -> None:
 
 def test_trace_shows_layout_moves_and_discards() -> None:
     deal = _deal_from_ranks({1: [2, 1, 3, 1], 2: [1, 2, 2, 3], 3: [1, 3, 2, 3]})
-    lines = GAME.play_one(np.array(deal, dtype=np.uint8), GAME.rules(None, {"after_discard": "after_last_taken"}), True).trace
+    lines = GAME.play_one(
+        np.array(deal, dtype=np.uint8), GAME.rules(None, {"after_discard": "after_last_taken"}), True
+    ).trace
     assert lines[:2] == ["layout (bottom to top; P13 is the centre):", "  P1  2C AC 3C AD"]
     text = "\n".join(lines)
     assert "take 3D from P2" in text
@@ -341,7 +358,9 @@ def test_bad_values_are_refused() -> None:
 def test_bad_values_exit_2_from_the_command_line(capsys) -> None:
     from pipeline_util import cli
 
-    code, _, err = cli(["play", "eight_day_clock", "--seed", "1", "--index", "0", "--set", "after_discard=next"], capsys)
+    code, _, err = cli(
+        ["play", "eight_day_clock", "--seed", "1", "--index", "0", "--set", "after_discard=next"], capsys
+    )
     assert code == 2
     assert len(err.strip().splitlines()) == 1 and "after_discard" in err and "placed_pile" in err
     code, out, _ = cli(["play", "eight_day_clock", "--seed", "1", "--index", "0", "--trace"], capsys)

@@ -15,9 +15,9 @@ from __future__ import annotations
 import random
 
 import numpy as np
+import open_solver as osol
 import pytest
 
-import open_solver as osol
 from engine.cards import DECK_52, format_card, parse_cards
 from engine.deals import seeded_deal, seeded_deals
 from engine.games import eight_off, seahaven_towers
@@ -48,8 +48,14 @@ def test_eight_off_layout_of_the_sorted_deck_card_by_card():
     _, _, srules, rrules = _pair("eight_off")
     layout = ref.deal_layout(list(range(52)), rrules)
     assert [_text(c) for c in layout.columns] == [
-        "AC 9C 4D QD 7H 2S", "2C TC 5D KD 8H 3S", "3C JC 6D AH 9H 4S", "4C QC 7D 2H TH 5S",
-        "5C KC 8D 3H JH 6S", "6C AD 9D 4H QH 7S", "7C 2D TD 5H KH 8S", "8C 3D JD 6H AS 9S",
+        "AC 9C 4D QD 7H 2S",
+        "2C TC 5D KD 8H 3S",
+        "3C JC 6D AH 9H 4S",
+        "4C QC 7D 2H TH 5S",
+        "5C KC 8D 3H JH 6S",
+        "6C AD 9D 4H QH 7S",
+        "7C 2D TD 5H KH 8S",
+        "8C 3D JD 6H AS 9S",
     ]
     assert [format_card(c) if c is not None else ".." for c in layout.cells] == ["TS", "JS", "QS", "KS"] + [".."] * 4
     assert layout.foundations == [0, 0, 0, 0]
@@ -63,8 +69,16 @@ def test_seahaven_layout_of_the_sorted_deck_card_by_card():
     _, _, srules, rrules = _pair("seahaven_towers")
     layout = ref.deal_layout(list(range(52)), rrules)
     assert [_text(c) for c in layout.columns] == [
-        "AC JC 8D 5H 2S", "2C QC 9D 6H 3S", "3C KC TD 7H 4S", "4C AD JD 8H 5S", "5C 2D QD 9H 6S",
-        "6C 3D KD TH 7S", "7C 4D AH JH 8S", "8C 5D 2H QH 9S", "9C 6D 3H KH TS", "TC 7D 4H AS JS",
+        "AC JC 8D 5H 2S",
+        "2C QC 9D 6H 3S",
+        "3C KC TD 7H 4S",
+        "4C AD JD 8H 5S",
+        "5C 2D QD 9H 6S",
+        "6C 3D KD TH 7S",
+        "7C 4D AH JH 8S",
+        "8C 5D 2H QH 9S",
+        "9C 6D 3H KH TS",
+        "TC 7D 4H AS JS",
     ]
     assert layout.cells == parse_cards("QS KS") + [None, None]
     st, _ = osol.deal_position(np.arange(52, dtype=np.uint8), srules)
@@ -78,8 +92,14 @@ def test_seeded_deal_layout_is_pinned():
     _, _, _, rrules = _pair("eight_off")
     layout = ref.deal_layout(list(deal), rrules)
     assert [_text(c) for c in layout.columns] == [
-        "8C AH 4D 6H 2C QD", "TD 3S JS 6D 8S 3D", "KC 9H 8H 7C 9D 6C", "5D 5S 5H 2H KD 9C",
-        "JC AD QC 4C 4H QH", "9S JH AC 7S AS JD", "TS 3H 2D TC 8D 7H", "QS 6S KS TH 4S 3C",
+        "8C AH 4D 6H 2C QD",
+        "TD 3S JS 6D 8S 3D",
+        "KC 9H 8H 7C 9D 6C",
+        "5D 5S 5H 2H KD 9C",
+        "JC AD QC 4C 4H QH",
+        "9S JH AC 7S AS JD",
+        "TS 3H 2D TC 8D 7H",
+        "QS 6S KS TH 4S 3C",
     ]
     assert [c for c in layout.cells if c is not None] == parse_cards("2S 7D KH 5C")
     # the same deal in Seahaven Towers: the same order, ten columns, the last two cards in cells
@@ -97,7 +117,7 @@ def test_kernel_and_reference_lay_out_deals_alike(game, cells, prefilled):
         cols, kcells, fnd = osol.position_columns(st, srules)
         layout = ref.deal_layout(list(deal), rrules)
         assert cols == layout.columns and fnd == layout.foundations == [0, 0, 0, 0]
-        assert kcells == [c for c in layout.cells if c is not None] == [int(c) for c in deal[52 - prefilled:]]
+        assert kcells == [c for c in layout.cells if c is not None] == [int(c) for c in deal[52 - prefilled :]]
         assert sum(map(len, cols)) == 52 - prefilled
 
 
@@ -112,16 +132,22 @@ def test_fore_cell_same_suit_preset_is_eight_off_with_four_full_cells():
 # --- wins are replayed by the reference ---------------------------------------------------------------
 
 
-@pytest.mark.parametrize("game,overrides", [
-    ("eight_off", {}), ("eight_off", {"cells": 6}), ("eight_off", {"empty_column": "any", "sequence_move": "unlimited"}),
-    ("seahaven_towers", {}), ("seahaven_towers", {"cells": 6, "empty_column": "any"}),
-])
+@pytest.mark.parametrize(
+    "game,overrides",
+    [
+        ("eight_off", {}),
+        ("eight_off", {"cells": 6}),
+        ("eight_off", {"empty_column": "any", "sequence_move": "unlimited"}),
+        ("seahaven_towers", {}),
+        ("seahaven_towers", {"cells": 6, "empty_column": "any"}),
+    ],
+)
 def test_solutions_are_replayed_by_the_reference(game, overrides):
     g, rules, _, rrules = _pair(game, **overrides)
     decks = seeded_deals(DECK_52, 41, 0, 8)
     out = g.play_batch(decks, rules)  # raises SolverError if the checker refuses any win
     wins = 0
-    for deal, code, text in zip(decks, out["outcome"], out["solution"]):
+    for deal, code, text in zip(decks, out["outcome"], out["solution"], strict=True):
         if code != WON:
             assert text == ""
             continue
@@ -141,7 +167,7 @@ def test_a_corrupted_seahaven_solution_is_refused_where_it_breaks():
     assert g.check_solution(deal, rules, text) is None
     refused = 0
     for j in range(len(tokens) - 1):
-        swapped = tokens[:j] + [tokens[j + 1], tokens[j]] + tokens[j + 2:]
+        swapped = tokens[:j] + [tokens[j + 1], tokens[j]] + tokens[j + 2 :]
         why = g.check_solution(deal, rules, " ".join(swapped))
         if why is not None:
             assert int(why.split()[1]) >= j + 1, (j, why)
@@ -185,8 +211,16 @@ def _random_position(rng: random.Random):
     for c in tableau:
         columns[rng.randrange(used)].append(c)
     rrules = ref.Rules("in_turn", "suit", cells, False, seq, empty, columns=ncols)
-    srules = osol.SolverRules(osol.LAYOUT_IN_TURN, osol.BUILD_SUIT, cells, False, seq == "unlimited",
-                              eight_off.EMPTY_CODES[empty], 200_000, columns=ncols)
+    srules = osol.SolverRules(
+        osol.LAYOUT_IN_TURN,
+        osol.BUILD_SUIT,
+        cells,
+        False,
+        seq == "unlimited",
+        eight_off.EMPTY_CODES[empty],
+        200_000,
+        columns=ncols,
+    )
     return ref.Layout(columns, cell_cards + [None] * (cells - n_cell), fnd, 0), rrules, srules
 
 
@@ -212,7 +246,9 @@ def test_verdicts_match_plain_exhaustive_search_and_single_card_play():
         if truth:
             assert ref.check_from(layout, rrules, osol.reference_moves(layout, rrules, sol.codes)) is None
         if rrules.sequence_move == "limited":
-            single = ref.Rules("in_turn", "suit", rrules.cells, False, "single", rrules.empty_column, columns=rrules.columns)
+            single = ref.Rules(
+                "in_turn", "suit", rrules.cells, False, "single", rrules.empty_column, columns=rrules.columns
+            )
             by_one = ref.exhaustive_verdict(layout, single, 20_000, symmetric=True)
             if by_one is not None:
                 assert by_one == truth, (layout, rrules)
@@ -238,12 +274,17 @@ def test_kings_only_empty_columns_do_not_double_a_run():
     assert ref.run_capacity(after, kings, 2) == 1
     assert ref.run_capacity(after, ref.Rules("in_turn", "suit", 0, False, "limited", "any", columns=4), 2) == 4
     st, rel = osol.make_position(columns, [], fnd, 0)
-    srules = osol.SolverRules(osol.LAYOUT_IN_TURN, osol.BUILD_SUIT, 0, False, False, osol.EMPTY_TOP_RANK, 10_000, columns=4)
+    srules = osol.SolverRules(
+        osol.LAYOUT_IN_TURN, osol.BUILD_SUIT, 0, False, False, osol.EMPTY_TOP_RANK, 10_000, columns=4
+    )
     assert osol.solve_state(st, rel, srules).outcome == UNSOLVABLE
     # with empty columns taking any card the doubling is real, and the same position is won
     anyr = ref.Rules("in_turn", "suit", 0, False, "limited", "any", columns=4)
-    sol = osol.solve_state(st, rel, osol.SolverRules(osol.LAYOUT_IN_TURN, osol.BUILD_SUIT, 0, False, False,
-                                                     osol.EMPTY_ANY, 10_000, columns=4))
+    sol = osol.solve_state(
+        st,
+        rel,
+        osol.SolverRules(osol.LAYOUT_IN_TURN, osol.BUILD_SUIT, 0, False, False, osol.EMPTY_ANY, 10_000, columns=4),
+    )
     assert sol.outcome == WON
     assert ref.check_from(layout, anyr, osol.reference_moves(layout, anyr, sol.codes)) is None
 
@@ -269,8 +310,12 @@ def test_bad_input_exits_2_from_the_command_line():
     from pipeline.cli import app
 
     runner = CliRunner()
-    cases = (("eight_off", "cells=3", "prefilled_cells"), ("seahaven_towers", "cells=1", "prefilled_cells"),
-             ("freecell", "columns=9", "columns"), ("freecell", "columns=3", "columns"))
+    cases = (
+        ("eight_off", "cells=3", "prefilled_cells"),
+        ("seahaven_towers", "cells=1", "prefilled_cells"),
+        ("freecell", "columns=9", "columns"),
+        ("freecell", "columns=3", "columns"),
+    )
     for game, setting, word in cases:
         res = runner.invoke(app, ["play", game, "--seed", "1", "--index", "0", "--set", setting])
         assert res.exit_code == 2, (setting, res.output)

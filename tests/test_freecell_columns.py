@@ -9,9 +9,9 @@ from __future__ import annotations
 import random
 
 import numpy as np
+import open_solver as osol
 import pytest
 
-import open_solver as osol
 from engine.cards import DECK_52, format_card
 from engine.deals import microsoft_deal, seeded_deals
 from engine.games import freecell
@@ -104,8 +104,16 @@ def test_verdicts_match_plain_exhaustive_search_in_fewer_columns():
         if truth is None:
             continue
         tried += 1
-        srules = osol.SolverRules(osol.LAYOUT_IN_TURN, osol.BUILD_ALTERNATE, cells, False, seq == "unlimited",
-                                  EMPTY_CODES[empty], 100_000, columns=ncols)
+        srules = osol.SolverRules(
+            osol.LAYOUT_IN_TURN,
+            osol.BUILD_ALTERNATE,
+            cells,
+            False,
+            seq == "unlimited",
+            EMPTY_CODES[empty],
+            100_000,
+            columns=ncols,
+        )
         st, rel = osol.make_position(columns, left[:k], fnd, 0)
         sol = osol.solve_state(st, rel, srules)
         assert sol.outcome == (WON if truth else UNSOLVABLE), (layout, rrules)

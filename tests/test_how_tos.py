@@ -50,8 +50,7 @@ def _add_a_search() -> None:
     alone = game.play_batch(decks, game.rules(overrides={"schedule": "greedy_dive(room=1)"}))
     won = alone["outcome"] == WON
     assert 0 < won.sum() < 20 and set(alone["outcome"][~won].tolist()) == {UNKNOWN}
-    assert all(game.check_solution(decks[i], game.rules(), alone["solution"][i]) is None
-               for i in np.flatnonzero(won))
+    assert all(game.check_solution(decks[i], game.rules(), alone["solution"][i]) is None for i in np.flatnonzero(won))
     with pytest.raises(Exception, match="greedy_dive"):
         schedule.add_search("greedy_dive", schedule.SEARCHES["greedy_dive"])  # a name is taken once
 

@@ -19,16 +19,17 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from pipeline_util import ROOT, cli
 
 from pipeline.config import load_study
 from pipeline.html_report import render_html
 from pipeline.report import build_report
 from pipeline.runner import run_study
-from pipeline_util import ROOT, cli
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="Debian's `chromium` is not installed "
-                                    "(apt-get install -y chromium; .ci/run does it)")
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None, reason="Debian's `chromium` is not installed (apt-get install -y chromium; .ci/run does it)"
+)
 CHARTS_PM = ("chart-winrate", "chart-outcomes", "chart-rounds", "chart-differences")
 DRAWN = ("path", "line", "rect", "polyline", "polygon", "circle", "use", "text")
 
@@ -50,24 +51,39 @@ def solver_run(tmp_path_factory) -> Path:
     run.mkdir()
     rng = np.random.default_rng(3)
     variants = {"parlett": {"cells": 7}, "cells_4": {"cells": 4}}
-    manifest = {"patience_manifest": 1, "study": "solver-fab", "game": "penguin", "status": "complete",
-                "deal_source": {"kind": "seeded", "seed": 5, "deals": 200}, "seed": 5, "engine_version": "test",
-                "started": "2026-01-01T00:00:00+00:00", "finished": "2026-01-01T00:01:00+00:00", "units": [],
-                "config": {"variants": {k: {"preset": None, "rules": v} for k, v in variants.items()},
-                           "reference": {}}}
+    manifest = {
+        "patience_manifest": 1,
+        "study": "solver-fab",
+        "game": "penguin",
+        "status": "complete",
+        "deal_source": {"kind": "seeded", "seed": 5, "deals": 200},
+        "seed": 5,
+        "engine_version": "test",
+        "started": "2026-01-01T00:00:00+00:00",
+        "finished": "2026-01-01T00:01:00+00:00",
+        "units": [],
+        "config": {"variants": {k: {"preset": None, "rules": v} for k, v in variants.items()}, "reference": {}},
+    }
     (run / "run.json").write_text(json.dumps(manifest))
     for name, cut in (("parlett", 0.9), ("cells_4", 0.6)):
         u = rng.uniform(size=200)
         outcome = np.where(u < cut, "won", np.where(u < 0.97, "unsolvable", "unknown"))
         (run / variant_dir(name)).mkdir()
-        pq.write_table(pa.table({
-            "deal": pa.array(np.arange(200), pa.int64()), "outcome": pa.array(outcome.tolist(), pa.string()),
-            "won": pa.array((outcome == "won").tolist()), "rounds": pa.array(np.zeros(200), pa.int32()),
-            "moves": pa.array(rng.integers(50, 200, 200), pa.int32()),
-            "cards_left": pa.array(np.zeros(200), pa.int16()),
-            "nodes": pa.array(rng.integers(1, 10**6, 200), pa.int64()),
-            "seconds": pa.array(rng.uniform(0, 2, 200), pa.float64()),
-        }), run / variant_dir(name) / "part-0-199.parquet")
+        pq.write_table(
+            pa.table(
+                {
+                    "deal": pa.array(np.arange(200), pa.int64()),
+                    "outcome": pa.array(outcome.tolist(), pa.string()),
+                    "won": pa.array((outcome == "won").tolist()),
+                    "rounds": pa.array(np.zeros(200), pa.int32()),
+                    "moves": pa.array(rng.integers(50, 200, 200), pa.int32()),
+                    "cards_left": pa.array(np.zeros(200), pa.int16()),
+                    "nodes": pa.array(rng.integers(1, 10**6, 200), pa.int64()),
+                    "seconds": pa.array(rng.uniform(0, 2, 200), pa.float64()),
+                }
+            ),
+            run / variant_dir(name) / "part-0-199.parquet",
+        )
     return run
 
 
@@ -132,7 +148,7 @@ def assert_self_contained(page: str) -> None:
 def assert_charts_drawn(page: str, chart_ids: tuple[str, ...]) -> None:
     p = parse(page)
     assert set(chart_ids) <= set(p.figure_ids), p.figure_ids
-    by_figure = dict(zip(p.svg_figure, p.svgs))
+    by_figure = dict(zip(p.svg_figure, p.svgs, strict=True))
     for cid in chart_ids:
         drawn = by_figure.get(cid, {})
         # axes, ticks, labels and the data marks: a real chart has dozens of elements
@@ -143,9 +159,20 @@ def test_pm_report_is_self_contained_with_every_section(pm_run):
     page = render_html(build_report(pm_run))
     assert_self_contained(page)
     assert_charts_drawn(page, CHARTS_PM)
-    for text in ("Variants and their resolved rules", "pile4_bottom_up", "class=\"diff\"", "Newcombe",
-                 "McNemar", "Holm", "win rate (% of deals)", "rounds (passes through the stock)",
-                 "share of deals (%)", "percentage points", "published", "widest 95% interval"):
+    for text in (
+        "Variants and their resolved rules",
+        "pile4_bottom_up",
+        'class="diff"',
+        "Newcombe",
+        "McNemar",
+        "Holm",
+        "win rate (% of deals)",
+        "rounds (passes through the stock)",
+        "share of deals (%)",
+        "percentage points",
+        "published",
+        "widest 95% interval",
+    ):
         assert text in page, text
     # the study's facts
     assert "seed 2009" in page and "600" in page and "engine" in page and "wall time" in page
@@ -157,8 +184,7 @@ def test_pm_report_is_self_contained_with_every_section(pm_run):
 def test_solver_report_shows_nodes_and_seconds_and_unknown_bounds(solver_run):
     page = render_html(build_report(solver_run))
     assert_self_contained(page)
-    assert_charts_drawn(page, ("chart-winrate", "chart-outcomes", "chart-nodes", "chart-seconds",
-                               "chart-differences"))
+    assert_charts_drawn(page, ("chart-winrate", "chart-outcomes", "chart-nodes", "chart-seconds", "chart-differences"))
     assert "chart-rounds" not in page
     assert "unknown outcomes give bounds" in page and "unknown (baseline/variant)" in page
     assert "rounds (won)" not in page  # a solver game has no stock passes: no columns of zeros
@@ -173,9 +199,13 @@ def render_text_report(run_dir) -> str:
 
 def test_self_containment_check_catches_external_loads():
     # the checks above must be able to fail
-    for bad in ('<script src="https://x/y.js"></script>', '<img src="http://x/a.png">',
-                '<link rel="stylesheet" href="//cdn/x.css">', '<style>@import "x.css";</style>',
-                '<style>body{background:url(http://x/b.png)}</style>'):
+    for bad in (
+        '<script src="https://x/y.js"></script>',
+        '<img src="http://x/a.png">',
+        '<link rel="stylesheet" href="//cdn/x.css">',
+        '<style>@import "x.css";</style>',
+        "<style>body{background:url(http://x/b.png)}</style>",
+    ):
         with pytest.raises(AssertionError):
             assert_self_contained(f"<html><body>{bad}</body></html>")
     with pytest.raises(AssertionError):
@@ -187,11 +217,23 @@ def test_self_containment_check_catches_external_loads():
 
 def chromium(args: list[str], tmp: Path, timeout: float = 90) -> subprocess.CompletedProcess:
     """Headless Chromium with nothing that phones home; console messages go to stderr."""
-    cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-           "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-extensions",
-           "--disable-default-apps", "--disable-dev-shm-usage", f"--user-data-dir={tmp / 'chromium-profile'}",
-           "--enable-logging=stderr",
-           "--v=0", *args]
+    cmd = [
+        CHROMIUM,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--disable-extensions",
+        "--disable-default-apps",
+        "--disable-dev-shm-usage",
+        f"--user-data-dir={tmp / 'chromium-profile'}",
+        "--enable-logging=stderr",
+        "--v=0",
+        *args,
+    ]
     env = {**os.environ, "HOME": str(tmp)}
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
 

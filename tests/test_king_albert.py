@@ -15,9 +15,9 @@ from __future__ import annotations
 import random
 
 import numpy as np
+import open_solver as osol
 import pytest
 
-import open_solver as osol
 from engine.cards import DECK_52, format_cards, parse_card, parse_cards
 from engine.deals import seeded_deal, seeded_deals
 from engine.games import king_albert as ka
@@ -48,14 +48,28 @@ def test_the_canonical_deck_is_laid_out_row_by_row():
     deal = list(range(52))
     layout = ref.deal_layout(deal, ref.Rules("king_albert"))
     assert [format_cards(c) for c in layout.columns] == [
-        "AC", "2C TC", "3C JC 5D", "4C QC 6D QD", "5C KC 7D KD 5H", "6C AD 8D AH 6H TH", "7C 2D 9D 2H 7H JH AS",
-        "8C 3D TD 3H 8H QH 2S 4S", "9C 4D JD 4H 9H KH 3S 5S 6S",
+        "AC",
+        "2C TC",
+        "3C JC 5D",
+        "4C QC 6D QD",
+        "5C KC 7D KD 5H",
+        "6C AD 8D AH 6H TH",
+        "7C 2D 9D 2H 7H JH AS",
+        "8C 3D TD 3H 8H QH 2S 4S",
+        "9C 4D JD 4H 9H KH 3S 5S 6S",
     ]
     assert format_cards(layout.reserve) == "7S 8S 9S TS JS QS KS" and layout.foundations == [0, 0, 0, 0]
     layout = ref.deal_layout(deal, ref.Rules("raglan"))
     assert [format_cards(c) for c in layout.columns] == [
-        "2C", "3C JC", "4C QC 7D", "5C KC 8D 2H", "6C 2D 9D 3H 8H", "7C 3D TD 4H 9H KH", "8C 4D JD 5H TH 2S 5S",
-        "9C 5D QD 6H JH 3S 6S", "TC 6D KD 7H QH 4S 7S",
+        "2C",
+        "3C JC",
+        "4C QC 7D",
+        "5C KC 8D 2H",
+        "6C 2D 9D 3H 8H",
+        "7C 3D TD 4H 9H KH",
+        "8C 4D JD 5H TH 2S 5S",
+        "9C 5D QD 6H JH 3S 6S",
+        "TC 6D KD 7H QH 4S 7S",
     ]
     assert format_cards(layout.reserve) == "8S 9S TS JS QS KS" and layout.foundations == [1, 1, 1, 1]
 
@@ -65,14 +79,28 @@ def test_a_seeded_deal_is_pinned_card_by_card():
     assert format_cards(deal).startswith("8C TD KC 5D JC 9S TS QS AH 3S")
     layout = ref.deal_layout(list(deal), ref.Rules("king_albert"))
     assert [format_cards(c) for c in layout.columns] == [
-        "8C", "TD 3S", "KC 9H JS", "5D 5S 8H 6H", "JC AD 5H 6D TC", "9S JH QC 7C TH KD", "TS 3H AC 2H 2C 4H 4S",
-        "QS 6S 2D 4C 8S AS QD 6C", "AH 4D KS 7S 9D 8D 3D 9C QH",
+        "8C",
+        "TD 3S",
+        "KC 9H JS",
+        "5D 5S 8H 6H",
+        "JC AD 5H 6D TC",
+        "9S JH QC 7C TH KD",
+        "TS 3H AC 2H 2C 4H 4S",
+        "QS 6S 2D 4C 8S AS QD 6C",
+        "AH 4D KS 7S 9D 8D 3D 9C QH",
     ]
     assert format_cards(layout.reserve) == "JD 7H 3C 2S 7D KH 5C"
     layout = ref.deal_layout(list(deal), ref.Rules("raglan"))
     assert [format_cards(c) for c in layout.columns] == [
-        "8C", "TD 9H", "KC 5S 5H", "5D JH QC 2H", "JC 3H 2D 4C 8S", "9S 6S KS 7S 9D 4S", "TS 4D 6H TC KD QD 9C",
-        "QS JS 6D TH 4H 3D QH", "3S 8H 7C 2C 8D 6C JD",
+        "8C",
+        "TD 9H",
+        "KC 5S 5H",
+        "5D JH QC 2H",
+        "JC 3H 2D 4C 8S",
+        "9S 6S KS 7S 9D 4S",
+        "TS 4D 6H TC KD QD 9C",
+        "QS JS 6D TH 4H 3D QH",
+        "3S 8H 7C 2C 8D 6C JD",
     ]
     assert format_cards(layout.reserve) == "7H 3C 2S 7D KH 5C"
 
@@ -128,7 +156,7 @@ def test_solver_solutions_are_replayed_by_the_reference(preset):
     out = GAME.play_batch(decks, rules)
     rrules = ka.reference_rules(rules)
     wins = 0
-    for deal, code, text, moves in zip(decks, out["outcome"], out["solution"], out["moves"]):
+    for deal, code, text, moves in zip(decks, out["outcome"], out["solution"], out["moves"], strict=True):
         if code != WON:
             assert text == ""
             continue
@@ -157,8 +185,15 @@ def test_corrupted_solutions_are_refused_with_a_reason():
     tokens = out["solution"][0].split()
     assert GAME.check_solution(deal, rules, " ".join(tokens)) is None
     bad = {
-        "zz": "is not a move", "3x": "is not a move", "hx3": "is not a move", "3hv2": "count", "a": "is not a move",
-        "h": "is not a move", "0h": "is not a move", "hs3": "foundation is empty", "3H": "is not a move",
+        "zz": "is not a move",
+        "3x": "is not a move",
+        "hx3": "is not a move",
+        "3hv2": "count",
+        "a": "is not a move",
+        "h": "is not a move",
+        "0h": "is not a move",
+        "hs3": "foundation is empty",
+        "3H": "is not a move",
         "54v0": "moves no card",
     }
     for text, expected in bad.items():
@@ -242,9 +277,12 @@ def test_point_3b_is_tight_a_looser_rule_would_lose_a_won_game(name):
 def _random_position(rng: random.Random):
     """A random position with few cards out, and random rules, for the cross-check."""
     rules = ka.KingAlbertRules(
-        layout=rng.choice(["king_albert", "raglan"]), move_unit=rng.choice(["card", "run"]),
-        worrying_back=rng.random() < 0.75, empty_column=rng.choice(["any", "kings", "none", "none", "none"]),
-        max_nodes=1_000_000)
+        layout=rng.choice(["king_albert", "raglan"]),
+        move_unit=rng.choice(["card", "run"]),
+        worrying_back=rng.random() < 0.75,
+        empty_column=rng.choice(["any", "kings", "none", "none", "none"]),
+        max_nodes=1_000_000,
+    )
     fnd = [rng.randint(7, 13) for _ in range(4)]
     left = [s * 13 + r for s in range(4) for r in range(fnd[s], 13)]
     if not 2 <= len(left) <= 7:  # more cards out make the plain search (foundation cards come back) too slow
@@ -329,9 +367,18 @@ def test_presets_and_switches():
     assert _rules("raglan").layout == "raglan" and _rules("queen_victoria").move_unit == "run"
     default = _rules()
     assert (default.layout, default.move_unit, default.worrying_back, default.empty_column) == (
-        "king_albert", "card", True, "any")
-    for bad in ({"move_unit": "pile"}, {"layout": "klondike"}, {"empty_column": "queens"}, {"max_nodes": 0},
-                {"worrying_back": "maybe"}):
+        "king_albert",
+        "card",
+        True,
+        "any",
+    )
+    for bad in (
+        {"move_unit": "pile"},
+        {"layout": "klondike"},
+        {"empty_column": "queens"},
+        {"max_nodes": 0},
+        {"worrying_back": "maybe"},
+    ):
         with pytest.raises(RuleError, match=next(iter(bad))):
             GAME.rules(overrides=bad)
 

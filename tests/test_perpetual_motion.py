@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.games import perpetual_motion as pm
 from engine.cards import DECK_52, parse_cards
 from engine.deals import seeded_deals
+from engine.games import perpetual_motion as pm
 from engine.outcomes import OUTCOMES
 from engine.reference import perpetual_motion as ref
 from engine.registry import get_game
@@ -27,8 +27,11 @@ SWITCHES = switches(pm.PerpetualMotionRules)
 # `direction: any` is free play only.
 FORCED_CHOICES = {"direction": ("leftmost", "rightmost")}
 CHOICE_SWITCHES = [s for s in SWITCHES.values() if s.kind != "int" and s.name != "strategy"]
-COMBOS = list(itertools.product(*[(FORCED_CHOICES.get(s.name, s.choices) if s.kind == "choice" else (False, True))
-                                  for s in CHOICE_SWITCHES]))
+COMBOS = list(
+    itertools.product(
+        *[(FORCED_CHOICES.get(s.name, s.choices) if s.kind == "choice" else (False, True)) for s in CHOICE_SWITCHES]
+    )
+)
 COLUMNS = ("outcome", "rounds", "moves", "cards_left", "cycle_length")
 
 
@@ -54,7 +57,7 @@ def test_every_switch_combination_is_covered():
 @pytest.mark.parametrize("combo", COMBOS, ids=lambda c: ",".join(str(v) for v in c))
 def test_kernel_matches_reference(combo):
     """50 deals per combination (6,400 in all), identical outputs deal by deal."""
-    rules = GAME.rules(overrides=dict(zip((s.name for s in CHOICE_SWITCHES), combo)))
+    rules = GAME.rules(overrides=dict(zip((s.name for s in CHOICE_SWITCHES), combo, strict=True)))
     seed = COMBOS.index(combo) + 1000
     decks = seeded_deals(DECK_52, seed, 0, 50)
     assert kernel_rows(decks, rules) == reference_rows(decks, rules)
@@ -141,7 +144,7 @@ def test_pile_four_discards_after_a_move_onto_the_target():
 # --- invariants (hypothesis) ---------------------------------------------------------
 
 rules_strategy = st.builds(
-    lambda combo: GAME.rules(overrides=dict(zip((s.name for s in CHOICE_SWITCHES), combo))),
+    lambda combo: GAME.rules(overrides=dict(zip((s.name for s in CHOICE_SWITCHES), combo, strict=True))),
     st.sampled_from(COMBOS),
 )
 

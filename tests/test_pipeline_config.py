@@ -51,7 +51,10 @@ def test_resolution_and_precedence(tmp_path):
 
 
 def test_grid_names_and_values(tmp_path):
-    st = load_study(write_study(tmp_path / "g.yaml", """
+    st = load_study(
+        write_study(
+            tmp_path / "g.yaml",
+            """
         study: g
         game: perpetual_motion
         deals: 10
@@ -59,10 +62,17 @@ def test_grid_names_and_values(tmp_path):
         grid:
           cascade: [false, true]
           gather: [pile1_bottom_up, pile4_top_down]
-        """))
+        """,
+        )
+    )
     names = list(st.variants)
-    assert names == ["base", "cascade=false,gather=pile1_bottom_up", "cascade=false,gather=pile4_top_down",
-                     "cascade=true,gather=pile1_bottom_up", "cascade=true,gather=pile4_top_down"]
+    assert names == [
+        "base",
+        "cascade=false,gather=pile1_bottom_up",
+        "cascade=false,gather=pile4_top_down",
+        "cascade=true,gather=pile1_bottom_up",
+        "cascade=true,gather=pile4_top_down",
+    ]
     v = st.variants["cascade=true,gather=pile4_top_down"].rules
     assert (v.cascade, v.gather) == (True, "pile4_top_down")
     assert variant_dir("cascade=false,gather=pile1_bottom_up") == "variant=cascade%3Dfalse%2Cgather%3Dpile1_bottom_up"
@@ -98,20 +108,30 @@ def test_deals_file_and_microsoft_sources(tmp_path, fake):
 
     decks = seeded_deals(registry.get_game("fake").deck, 1, 0, 3)
     (tmp_path / "d.txt").write_text("# three deals\n\n" + "\n".join(format_cards(d) for d in decks) + "\n")
-    st = load_study(write_study(tmp_path / "f.yaml", """
+    st = load_study(
+        write_study(
+            tmp_path / "f.yaml",
+            """
         study: f
         game: fake
         deals_file: d.txt
         variants: {a: {}}
-        """))
+        """,
+        )
+    )
     assert st.source.kind == "file" and st.source.count == 3
-    st = load_study(write_study(tmp_path / "m.yaml", """
+    st = load_study(
+        write_study(
+            tmp_path / "m.yaml",
+            """
         study: m
         game: fake
         microsoft_deals: "1-5,11982"
         batch_size: 4
         variants: {a: {}}
-        """))
+        """,
+        )
+    )
     units = list(UnitPlan(st))
     assert [(u.first, u.last, u.count) for u in units] == [(1, 4, 4), (5, 11982, 2)]
 
@@ -131,8 +151,10 @@ def _yaml(**parts: str | None) -> str:
     return "\n".join(v for v in merged.values() if v is not None) + "\n"
 
 
-DEALS_BAD_CARD = "QD JD 5D 5C 6D AD QH 6C 8D TC 2D AS TH AH KC 9S 3D 8S 4C 5S 8C 7H 2C TD TS JS 2S AC 3H KS 3C KD " \
-                 "7S 9D 4S JC QS 9H 8H 7C 7D 6S JH 4H KH 9C 4D QC 5H 6H 3S ZZ"
+DEALS_BAD_CARD = (
+    "QD JD 5D 5C 6D AD QH 6C 8D TC 2D AS TH AH KC 9S 3D 8S 4C 5S 8C 7H 2C TD TS JS 2S AC 3H KS 3C KD "
+    "7S 9D 4S JC QS 9H 8H 7C 7D 6S JH 4H KH 9C 4D QC 5H 6H 3S ZZ"
+)
 
 CASES = [
     # id, study text (None: no file), extra args, substrings the one line must contain
@@ -141,40 +163,80 @@ CASES = [
     ("not-mapping", "- a\n- b\n", [], ["s.yaml", "not a mapping", "allowed"]),
     ("unknown-key", _yaml(extra="colour: red"), [], ["line 6", "'colour'", "unknown key", "allowed: study"]),
     ("unknown-game", _yaml(game="game: nope"), [], ["line 2", "'game'", "'nope'", "allowed: perpetual_motion"]),
-    ("unknown-switch", _yaml(variants="variants:\n  a: {colour: red}"), [],
-     ["line 5", "variants.a.colour", "unknown switch", "allowed: preset, discard"]),
+    (
+        "unknown-switch",
+        _yaml(variants="variants:\n  a: {colour: red}"),
+        [],
+        ["line 5", "variants.a.colour", "unknown switch", "allowed: preset, discard"],
+    ),
     ("wrong-type-deals", _yaml(deals="deals: many"), [], ["line 3", "'deals'", "'many'", "not an integer"]),
-    ("wrong-type-switch", _yaml(variants="variants:\n  a: {cascade: 3}"), [],
-     ["line 5", "variants.a.cascade", "3", "allowed: true, false"]),
+    (
+        "wrong-type-switch",
+        _yaml(variants="variants:\n  a: {cascade: 3}"),
+        [],
+        ["line 5", "variants.a.cascade", "3", "allowed: true, false"],
+    ),
     ("deals-zero", _yaml(deals="deals: 0"), [], ["line 3", "'deals'", "0", "out of range", "allowed"]),
     ("batch-size-zero", _yaml(extra="batch_size: 0"), [], ["line 6", "'batch_size'", "0", "allowed"]),
     ("seed-negative", _yaml(extra="seed: -1"), [], ["line 6", "'seed'", "-1", "0..2^64-1"]),
     ("seed-too-big", _yaml(extra=f"seed: {2**64}"), [], ["'seed'", str(2**64), "0..2^64-1"]),
-    ("unknown-preset", _yaml(variants="variants:\n  a: {preset: nobody}"), [],
-     ["line 5", "variants.a.preset", "'nobody'", "allowed: clarke, masten, pysolfc"]),
-    ("grid-key-not-switch", _yaml(variants=None, extra="grid:\n  colour: [red]"), [],
-     ["line 5", "grid.colour", "not a switch", "allowed: preset, discard"]),
-    ("grid-value-not-allowed", _yaml(variants=None, extra="grid:\n  gather: [pile4_bottom_up, sideways]"), [],
-     ["line 5", "grid.gather.1", "'sideways'", "allowed: pile4_bottom_up"]),
+    (
+        "unknown-preset",
+        _yaml(variants="variants:\n  a: {preset: nobody}"),
+        [],
+        ["line 5", "variants.a.preset", "'nobody'", "allowed: clarke, masten, pysolfc"],
+    ),
+    (
+        "grid-key-not-switch",
+        _yaml(variants=None, extra="grid:\n  colour: [red]"),
+        [],
+        ["line 5", "grid.colour", "not a switch", "allowed: preset, discard"],
+    ),
+    (
+        "grid-value-not-allowed",
+        _yaml(variants=None, extra="grid:\n  gather: [pile4_bottom_up, sideways]"),
+        [],
+        ["line 5", "grid.gather.1", "'sideways'", "allowed: pile4_bottom_up"],
+    ),
     ("no-variants", _yaml(variants=None), [], ["'variants'", "no variants", "allowed"]),
     ("empty-variants", _yaml(variants="variants: {}"), [], ["'variants'", "no variants", "allowed"]),
-    ("two-variants-one-name", _yaml(variants="variants:\n  a: {preset: clarke}\n  a: {preset: masten}"), [],
-     ["line 6", "variants.a", "given twice", "allowed: each name once"]),
+    (
+        "two-variants-one-name",
+        _yaml(variants="variants:\n  a: {preset: clarke}\n  a: {preset: masten}"),
+        [],
+        ["line 6", "variants.a", "given twice", "allowed: each name once"],
+    ),
     ("deals-and-deals-file", _yaml(extra="deals_file: d.txt"), [], ["'deals_file'", "both", "allowed: exactly one"]),
     ("deals-file-bad-card", _yaml(deals="deals_file: d.txt"), [], ["d.txt, line 3", "'ZZ'", "deals_file", "allowed"]),
     ("deals-file-missing", _yaml(deals="deals_file: missing.txt"), [], ["missing.txt", "no such deals file"]),
     ("study-escapes", _yaml(study="study: ../evil"), [], ["line 1", "'study'", "'../evil'", "allowed: letters"]),
-    ("microsoft-not-allowed", _yaml(deals="microsoft_deals: \"1-10\""), [],
-     ["'microsoft_deals'", "no Microsoft deal numbers", "allowed"]),
+    (
+        "microsoft-not-allowed",
+        _yaml(deals='microsoft_deals: "1-10"'),
+        [],
+        ["'microsoft_deals'", "no Microsoft deal numbers", "allowed"],
+    ),
     ("set-malformed", _yaml(), ["--set", "cascade"], ["--set", "'cascade'", "malformed", "key=value"]),
     ("set-unknown-switch", _yaml(), ["--set", "colour=red"], ["--set", "'colour'", "not known", "allowed: discard"]),
     ("set-bad-value", _yaml(), ["--set", "cascade=maybe"], ["--set", "'maybe'", "allowed: true, false"]),
-    ("reference-no-variant", _yaml(extra="reference:\n  zzz: {win_rate: 0.5}"), [],
-     ["line 7", "reference.zzz", "names no variant", "allowed: a"]),
-    ("reference-bad-rate", _yaml(extra="reference:\n  a: {win_rate: 54.5}"), [],
-     ["reference.a.win_rate", "54.5", "out of range", "0..1"]),
-    ("reference-bad-context", _yaml(extra="reference:\n  a: {win_rate: 0.5, context: maybe}"), [],
-     ["reference.a.context", "'maybe'", "not true or false"]),
+    (
+        "reference-no-variant",
+        _yaml(extra="reference:\n  zzz: {win_rate: 0.5}"),
+        [],
+        ["line 7", "reference.zzz", "names no variant", "allowed: a"],
+    ),
+    (
+        "reference-bad-rate",
+        _yaml(extra="reference:\n  a: {win_rate: 54.5}"),
+        [],
+        ["reference.a.win_rate", "54.5", "out of range", "0..1"],
+    ),
+    (
+        "reference-bad-context",
+        _yaml(extra="reference:\n  a: {win_rate: 0.5, context: maybe}"),
+        [],
+        ["reference.a.context", "'maybe'", "not true or false"],
+    ),
     ("option-deals-zero", _yaml(), ["--deals", "0"], ["--deals", "0", "out of range"]),
     ("option-backend", _yaml(), ["--backend", "spark"], ["--backend", "'spark'", "allowed: ray, serial"]),
     ("option-deals-not-int", _yaml(), ["--deals", "lots"], ["--deals", "lots"]),
@@ -251,8 +313,10 @@ def test_unreachable_ray_address_exit_2_at_once(tmp_path, capsys, monkeypatch):
         port = s.getsockname()[1]
     monkeypatch.chdir(tmp_path)
     study = write_study(tmp_path / "s.yaml", _yaml())
-    for address, expected in ((f"127.0.0.1:{port}", f"nothing answers at 127.0.0.1:{port}"),
-                              ("nonsense", "'nonsense' is not an address")):
+    for address, expected in (
+        (f"127.0.0.1:{port}", f"nothing answers at 127.0.0.1:{port}"),
+        ("nonsense", "'nonsense' is not an address"),
+    ):
         t0 = time.perf_counter()
         code, _, err = cli(["run", study, "--address", address, "--out", tmp_path / "out"], capsys)
         assert code == 2 and len(err.strip().splitlines()) == 1, err

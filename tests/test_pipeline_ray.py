@@ -39,8 +39,14 @@ def ray_local():
     if ray.is_initialized():
         yield ray
         return
-    ray.init(address="local", num_cpus=2, include_dashboard=False, _node_ip_address="127.0.0.1",
-             logging_level=logging.WARNING, log_to_driver=False)
+    ray.init(
+        address="local",
+        num_cpus=2,
+        include_dashboard=False,
+        _node_ip_address="127.0.0.1",
+        logging_level=logging.WARNING,
+        log_to_driver=False,
+    )
     yield ray
     ray.shutdown()
 
@@ -92,8 +98,9 @@ def test_an_engine_exception_is_not_retried_and_fails_the_run(ray_local, tmp_pat
 
 def test_cli_run_on_ray_then_report(ray_local, serial_rows, tmp_path, capsys):
     study, expected = serial_rows
-    code, out, err = cli(["run", study, "--backend", "ray", "--num-cpus", "2", "--batch-size", "1000",
-                          "--out", tmp_path / "out"], capsys)
+    code, out, err = cli(
+        ["run", study, "--backend", "ray", "--num-cpus", "2", "--batch-size", "1000", "--out", tmp_path / "out"], capsys
+    )
     assert code == 0, err
     assert "pysolfc" in out and "win rate" in out
     assert rows(tmp_path / "out").equals(expected)

@@ -63,11 +63,21 @@ def test_rows_are_the_engine_output_with_design_dtypes(pm_study, tmp_path, capsy
     code, out, err = cli(["run", pm_study, "--backend", "serial", "--out", tmp_path / "r"], capsys)
     assert code == 0, err
     df = rows(tmp_path / "r")
-    assert df.schema == {"deal": pl.Int64, "outcome": pl.String, "won": pl.Boolean, "rounds": pl.Int32,
-                         "moves": pl.Int32, "cards_left": pl.Int16, "cycle_length": pl.Int32,
-                         # Perpetual Motion's solver columns (strategy: solver), zero for the fixed strategies
-                         "nodes": pl.Int64, "seconds": pl.Float64, "rounds_optimal": pl.Boolean,
-                         "solution": pl.String, "variant": pl.String}
+    assert df.schema == {
+        "deal": pl.Int64,
+        "outcome": pl.String,
+        "won": pl.Boolean,
+        "rounds": pl.Int32,
+        "moves": pl.Int32,
+        "cards_left": pl.Int16,
+        "cycle_length": pl.Int32,
+        # Perpetual Motion's solver columns (strategy: solver), zero for the fixed strategies
+        "nodes": pl.Int64,
+        "seconds": pl.Float64,
+        "rounds_optimal": pl.Boolean,
+        "solution": pl.String,
+        "variant": pl.String,
+    }
     st = load_study(pm_study)
     decks = seeded_deals(st.game.deck, 11, 0, 600)
     for name, v in st.variants.items():
@@ -114,7 +124,10 @@ def test_manifest_and_parquet_metadata(pm_study, tmp_path):
 
 def test_fake_game_extra_columns_microsoft_and_deals_file(tmp_path, fake):
     """Any registered game's columns come through unchanged; deal = Microsoft number / file position."""
-    st = load_study(write_study(tmp_path / "m.yaml", """
+    st = load_study(
+        write_study(
+            tmp_path / "m.yaml",
+            """
         study: m
         game: fake
         microsoft_deals: "1-7,11982"
@@ -122,7 +135,9 @@ def test_fake_game_extra_columns_microsoft_and_deals_file(tmp_path, fake):
         variants:
           plain: {}
           hard: {preset: hard}
-        """))
+        """,
+        )
+    )
     run_study(st, tmp_path / "m", backend="serial")
     df = rows(tmp_path / "m")
     assert df.schema["score"] == pl.Int64 and df.schema["lucky"] == pl.Boolean
@@ -136,20 +151,27 @@ def test_fake_game_extra_columns_microsoft_and_deals_file(tmp_path, fake):
 
     file_decks = seeded_deals(st.game.deck, 3, 0, 5)
     (tmp_path / "d.txt").write_text("# five\n" + "\n\n".join(format_cards(d) for d in file_decks) + "\n")
-    st = load_study(write_study(tmp_path / "f.yaml", """
+    st = load_study(
+        write_study(
+            tmp_path / "f.yaml",
+            """
         study: f
         game: fake
         deals_file: d.txt
         batch_size: 2
         variants: {plain: {}}
-        """))
+        """,
+        )
+    )
     run_study(st, tmp_path / "f", backend="serial")
     got = rows(tmp_path / "f").drop("variant")
     assert got.equals(_expected_rows("fake", st.variants["plain"].rules, file_decks, np.arange(5, dtype=np.int64)))
 
 
 def test_engine_exception_stops_the_run_with_exit_1(tmp_path, fake, capsys):
-    study = write_study(tmp_path / "x.yaml", """
+    study = write_study(
+        tmp_path / "x.yaml",
+        """
         study: x
         game: fake
         deals: 40
@@ -157,7 +179,8 @@ def test_engine_exception_stops_the_run_with_exit_1(tmp_path, fake, capsys):
         variants:
           fine: {}
           broken: {explode: true}
-        """)
+        """,
+    )
     code, out, err = cli(["run", study, "--backend", "serial", "--out", tmp_path / "x"], capsys)
     assert code == 1
     line = [ln for ln in err.splitlines() if ln.startswith("patience: error:")]
@@ -189,18 +212,22 @@ def test_rerun_resumes_refuses_other_config_and_fresh_clears(pm_study, tmp_path,
 
 
 def test_sigkill_part_way_then_rerun_gives_exactly_the_uninterrupted_rows(tmp_path, capsys):
-    study = write_study(tmp_path / "k.yaml", """
+    study = write_study(
+        tmp_path / "k.yaml",
+        """
         study: k
         game: perpetual_motion
         deals: 3000
         seed: 3
         batch_size: 100
         variants: {clarke: {preset: clarke}, pysolfc: {preset: pysolfc}}
-        """)
+        """,
+    )
     out = tmp_path / "k"
     # Slow each unit down (test-only fault switch) so the kill lands part way.
-    proc = cli_subprocess(["run", study, "--backend", "serial", "--out", out],
-                          env={"PATIENCE_TEST_FAULT": "sleep:0.05"})
+    proc = cli_subprocess(
+        ["run", study, "--backend", "serial", "--out", out], env={"PATIENCE_TEST_FAULT": "sleep:0.05"}
+    )
     deadline = time.time() + 60
     while len(list(out.glob("variant=*/*.parquet"))) < 8 and time.time() < deadline and proc.poll() is None:
         time.sleep(0.02)
@@ -244,19 +271,28 @@ def test_report_numbers_formats_and_reference_verdicts(pm_study, tmp_path, capsy
         from statsmodels.stats.proportion import proportion_confint
 
         lo, hi = proportion_confint(wins, 600, alpha=0.05, method="wilson")
-        assert math.isclose(r[name]["ci95_low"], lo, rel_tol=1e-9) and math.isclose(r[name]["ci95_high"], hi, rel_tol=1e-9)
+        assert math.isclose(r[name]["ci95_low"], lo, rel_tol=1e-9) and math.isclose(
+            r[name]["ci95_high"], hi, rel_tol=1e-9
+        )
     # 600 deals cannot refute Clarke's 54.55% +/- 0.89% unless the kernel is badly wrong; a made-up 99% is refuted.
     assert r["clarke"]["verdict"] == "consistent"
     assert r["masten"]["verdict"] == "not consistent"
 
-    for fmt, probe in (("table", "Clarke 2009"), ("markdown", "| clarke |"), ("csv", "variant,deals,wins"),
-                       ("json", '"variants"')):
+    for fmt, probe in (
+        ("table", "Clarke 2009"),
+        ("markdown", "| clarke |"),
+        ("csv", "variant,deals,wins"),
+        ("json", '"variants"'),
+    ):
         code, text, err = cli(["report", out, "--format", fmt], capsys)
         assert code == 0 and probe in text, (fmt, text, err)
     code, text, _ = cli(["report", out, "--format", "json"], capsys)
     assert json.loads(text)["variants"][0]["wins"] == r["clarke"]["wins"]
     code, _, _ = cli(["report", out, "--format", "csv", "--output", tmp_path / "rep.csv"], capsys)
-    assert code == 0 and pl.read_csv(tmp_path / "rep.csv")["wins"].to_list() == [r["clarke"]["wins"], r["masten"]["wins"]]
+    assert code == 0 and pl.read_csv(tmp_path / "rep.csv")["wins"].to_list() == [
+        r["clarke"]["wins"],
+        r["masten"]["wins"],
+    ]
     code, _, err = cli(["report", out, "--format", "pdf"], capsys)
     assert code == 2 and "--format" in err and "allowed: table, markdown, csv, json, html" in err
     code, _, err = cli(["report", tmp_path / "nowhere"], capsys)
@@ -265,9 +301,13 @@ def test_report_numbers_formats_and_reference_verdicts(pm_study, tmp_path, capsy
 
 def test_context_only_reference_gets_no_verdict(tmp_path, capsys):
     """A published figure whose rules were never stated is shown beside ours, not tested against it."""
-    study = write_study(tmp_path / "ctx.yaml", PM_STUDY.replace(
-        'masten: {win_rate: 0.99, source: "made up, to be refuted"}',
-        'masten: {win_rate: 0.99, context: true, source: "rules unstated"}'))
+    study = write_study(
+        tmp_path / "ctx.yaml",
+        PM_STUDY.replace(
+            'masten: {win_rate: 0.99, source: "made up, to be refuted"}',
+            'masten: {win_rate: 0.99, context: true, source: "rules unstated"}',
+        ),
+    )
     out = tmp_path / "ctx"
     run_study(load_study(study), out, backend="serial")
     r = {row["variant"]: row for row in build_report(out).rows.iter_rows(named=True)}
@@ -317,8 +357,10 @@ def test_query_formats_and_bad_sql(pm_study, tmp_path, capsys):
     got = json.loads(text)
     assert [g["n"] for g in got] == [600, 600]
     assert got[0]["wins"] == rows(out).filter((pl.col("variant") == "clarke") & pl.col("won")).height
-    code, _, _ = cli(["query", out, "SELECT * FROM deals WHERE won", "--format", "parquet", "--output",
-                      tmp_path / "won.parquet"], capsys)
+    code, _, _ = cli(
+        ["query", out, "SELECT * FROM deals WHERE won", "--format", "parquet", "--output", tmp_path / "won.parquet"],
+        capsys,
+    )
     assert code == 0 and pl.read_parquet(tmp_path / "won.parquet")["won"].all()
     code, _, err = cli(["query", out, "SELEKT nothing"], capsys)
     assert code == 2 and len(err.strip().splitlines()) == 1 and "SQL" in err
@@ -331,8 +373,13 @@ def test_games_lists_switches_presets_and_columns(capsys):
     assert code == 0 and "perpetual_motion" in out
     code, out, _ = cli(["games", "perpetual_motion"], capsys)
     assert code == 0
-    for probe in ("gather = pile4_bottom_up", "allowed: pile4_bottom_up, pile1_bottom_up", "masten: cascade=true",
-                  "cycle_length (int32)", "cards_left (int16)"):
+    for probe in (
+        "gather = pile4_bottom_up",
+        "allowed: pile4_bottom_up, pile1_bottom_up",
+        "masten: cascade=true",
+        "cycle_length (int32)",
+        "cards_left (int16)",
+    ):
         assert probe in out, probe
     code, _, err = cli(["games", "nope"], capsys)
     assert code == 2 and "allowed: perpetual_motion" in err
@@ -342,8 +389,9 @@ def test_play_matches_the_batch_row_and_traces(capsys, fake):
     game = registry.get_game("perpetual_motion")
     rules = game.rules("masten")
     batch = game.play_batch(seeded_deals(game.deck, 2009, 7, 1), rules)
-    code, out, err = cli(["play", "perpetual_motion", "--seed", "2009", "--index", "7", "--preset", "masten", "--json"],
-                         capsys)
+    code, out, err = cli(
+        ["play", "perpetual_motion", "--seed", "2009", "--index", "7", "--preset", "masten", "--json"], capsys
+    )
     assert code == 0, err
     row = json.loads(out)
     assert row["deal"] == 7 and row["outcome"] == OUTCOMES[batch["outcome"][0]] and row["rules"]["cascade"] is True
@@ -358,17 +406,20 @@ def test_play_matches_the_batch_row_and_traces(capsys, fake):
     assert code == 0 and json.loads(out)["deal"] == 11982 and json.loads(out)["outcome"] == "won"
 
 
-@pytest.mark.parametrize("args, probe", [
-    (["play", "perpetual_motion"], "no deal is given"),
-    (["play", "perpetual_motion", "--seed", "1", "--index", "2", "--deal", "AS"], "both given"),
-    (["play", "perpetual_motion", "--seed", "1"], "needs both"),
-    (["play", "perpetual_motion", "--microsoft", "5"], "no Microsoft deal numbers"),
-    (["play", "perpetual_motion", "--seed", "1", "--index", "0", "--preset", "nobody"], "allowed: clarke"),
-    (["play", "perpetual_motion", "--seed", "1", "--index", "0", "--set", "gather=up"], "'up'"),
-    (["play", "perpetual_motion", "--seed", "-1", "--index", "0"], "0..2^64-1"),
-    (["play", "perpetual_motion", "--deal", "AS 2S"], "2 cards"),
-    (["play", "nope", "--seed", "1", "--index", "0"], "unknown game 'nope'"),
-])
+@pytest.mark.parametrize(
+    "args, probe",
+    [
+        (["play", "perpetual_motion"], "no deal is given"),
+        (["play", "perpetual_motion", "--seed", "1", "--index", "2", "--deal", "AS"], "both given"),
+        (["play", "perpetual_motion", "--seed", "1"], "needs both"),
+        (["play", "perpetual_motion", "--microsoft", "5"], "no Microsoft deal numbers"),
+        (["play", "perpetual_motion", "--seed", "1", "--index", "0", "--preset", "nobody"], "allowed: clarke"),
+        (["play", "perpetual_motion", "--seed", "1", "--index", "0", "--set", "gather=up"], "'up'"),
+        (["play", "perpetual_motion", "--seed", "-1", "--index", "0"], "0..2^64-1"),
+        (["play", "perpetual_motion", "--deal", "AS 2S"], "2 cards"),
+        (["play", "nope", "--seed", "1", "--index", "0"], "unknown game 'nope'"),
+    ],
+)
 def test_play_bad_input(args, probe, capsys):
     code, out, err = cli(args, capsys)
     assert code == 2 and out == ""
@@ -408,8 +459,7 @@ def test_resume_lists_parts_trusts_the_log_recovers_unlogged_parts_and_replays_d
     assert m["totals"] == totals and m["status"] == "complete"
     # The log now holds every unit (the unlogged ones recovered from their footers), so a rerun needs no footer.
     keys = [json.loads(line)["key"] for line in (out / "units.jsonl").read_text().splitlines()[8:]]
-    assert sorted(keys) == ["clarke/part-400-499", "clarke/part-500-599", "masten/part-400-499",
-                            "masten/part-500-599"]
+    assert sorted(keys) == ["clarke/part-400-499", "clarke/part-500-599", "masten/part-400-499", "masten/part-500-599"]
     code, _, err = cli(["run", pm_study, "--backend", "serial", "--batch-size", "100", "--out", out], capsys)
     assert code == 0 and "nothing to do: all 12 units already done" in err
     assert json.loads((out / "run.json").read_text())["totals"] == totals

@@ -7,6 +7,7 @@ The reference implementations below are the code these paths replaced (whole col
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from pathlib import Path
@@ -23,7 +24,6 @@ from pipeline.distributions import QUANTILES, accuracy_note, column_distribution
 from pipeline.paired import LOST, UNKNOWN, WON, compare_counts, compare_run, compare_runs, pair_counts
 from pipeline.report import build_report, scan_deals
 
-
 # --- the replaced whole-column implementations, as oracles -------------------------------------------
 
 
@@ -32,11 +32,21 @@ def old_states(run_dir: Path) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     names = lf.select("variant").unique(maintain_order=True).collect()["variant"].to_list()
     out = {}
     for name in names:
-        part = (lf.filter(pl.col("variant") == name)
-                .select("deal", pl.when(pl.col("outcome") == "won").then(WON)
-                        .when(pl.col("outcome") == "unknown").then(UNKNOWN)
-                        .otherwise(LOST).cast(pl.Int8).alias("state"))
-                .sort("deal").collect())
+        part = (
+            lf.filter(pl.col("variant") == name)
+            .select(
+                "deal",
+                pl.when(pl.col("outcome") == "won")
+                .then(WON)
+                .when(pl.col("outcome") == "unknown")
+                .then(UNKNOWN)
+                .otherwise(LOST)
+                .cast(pl.Int8)
+                .alias("state"),
+            )
+            .sort("deal")
+            .collect()
+        )
         out[name] = (part["deal"].to_numpy(), part["state"].to_numpy())
     return out
 
@@ -57,34 +67,58 @@ def old_box_stats(lf: pl.LazyFrame, column: str, variants: list[str]) -> dict:
             if x.size == 0:
                 continue
             q = np.quantile(x, list(QUANTILES))
-            out[(v, flag)] = {"n": int(x.size), "p05": q[0], "q1": q[1], "med": q[2], "q3": q[3], "p95": q[4],
-                              "mean": float(x.mean()), "max": float(x.max())}
+            out[(v, flag)] = {
+                "n": int(x.size),
+                "p05": q[0],
+                "q1": q[1],
+                "med": q[2],
+                "q3": q[3],
+                "p95": q[4],
+                "mean": float(x.mean()),
+                "max": float(x.max()),
+            }
     return out
 
 
 # --- run folders written directly ---------------------------------------------------------------------
 
 
-def write_run(path: Path, variants: dict[str, dict[str, np.ndarray]], cuts: dict[str, list[int]],
-              deal_source: dict | None = None, study: str = "stream") -> Path:
+def write_run(
+    path: Path,
+    variants: dict[str, dict[str, np.ndarray]],
+    cuts: dict[str, list[int]],
+    deal_source: dict | None = None,
+    study: str = "stream",
+) -> Path:
     """A run folder: each variant's rows (a dict of columns, ``deal`` first) split into parts at ``cuts``
     (positions in its rows), rows inside a part in the given order."""
     path.mkdir(parents=True)
     src = deal_source or {"kind": "seeded", "seed": 3, "deals": 1000}
-    manifest = {"patience_manifest": 1, "study": study, "game": "penguin", "deal_source": src,
-                "seed": src.get("seed"), "status": "complete", "units": [],
-                "config": {"variants": {v: {"rules": {}} for v in variants}, "reference": {}}}
+    manifest = {
+        "patience_manifest": 1,
+        "study": study,
+        "game": "penguin",
+        "deal_source": src,
+        "seed": src.get("seed"),
+        "status": "complete",
+        "units": [],
+        "config": {"variants": {v: {"rules": {}} for v in variants}, "reference": {}},
+    }
     (path / "run.json").write_text(json.dumps(manifest))
     for name, cols in variants.items():
         folder = path / ("variant=" + quote(name, safe=""))  # hive's encoding (DESIGN section 6)
         folder.mkdir()
         n = len(cols["deal"])
         bounds = [0, *cuts.get(name, []), n]
-        for a, b in zip(bounds, bounds[1:]):
+        for a, b in itertools.pairwise(bounds):
             if a == b:
                 continue
-            table = pa.table({k: (pa.array(v[a:b].tolist(), pa.string()) if k in ("outcome", "solution")
-                                  else pa.array(v[a:b])) for k, v in cols.items()})
+            table = pa.table(
+                {
+                    k: (pa.array(v[a:b].tolist(), pa.string()) if k in ("outcome", "solution") else pa.array(v[a:b]))
+                    for k, v in cols.items()
+                }
+            )
             d = cols["deal"][a:b]
             pq.write_table(table, folder / f"part-{d.min()}-{d.max()}-{a}.parquet")
     return path
@@ -92,8 +126,9 @@ def write_run(path: Path, variants: dict[str, dict[str, np.ndarray]], cuts: dict
 
 def random_variant(rng, deals: np.ndarray, p_won: float, p_unknown: float) -> dict[str, np.ndarray]:
     u = rng.uniform(size=deals.size)
-    outcome = np.where(u < p_won, "won", np.where(u < p_won + p_unknown, "unknown",
-                                                  np.where(u < 0.9, "cycle", "unsolvable")))
+    outcome = np.where(
+        u < p_won, "won", np.where(u < p_won + p_unknown, "unknown", np.where(u < 0.9, "cycle", "unsolvable"))
+    )
     won = outcome == "won"
     return {
         "deal": deals.astype(np.int64),
@@ -159,19 +194,42 @@ def test_two_runs_with_different_unit_ranges_in_two_folders(tmp_path):
     src = {"kind": "seeded", "seed": 11, "deals": 5000}
     a_cols = random_variant(rng, np.arange(5000), 0.5, 0.03)
     b_cols = random_variant(rng, np.arange(1200, 6000), 0.45, 0.08)
-    a = write_run(tmp_path / "first", {"v": a_cols, "w": a_cols}, {"v": [1000, 2000, 3000, 4000]},
-                  deal_source=src, study="same")
+    a = write_run(
+        tmp_path / "first", {"v": a_cols, "w": a_cols}, {"v": [1000, 2000, 3000, 4000]}, deal_source=src, study="same"
+    )
     # B's parts every 333 deals, and one ending exactly where an A part begins (deal 2000)
-    b = write_run(tmp_path / "second", {"v": b_cols}, {"v": sorted([*range(333, 4800, 333), 801])},
-                  deal_source={**src, "deals": 6000}, study="same")
+    b = write_run(
+        tmp_path / "second",
+        {"v": b_cols},
+        {"v": sorted([*range(333, 4800, 333), 801])},
+        deal_source={**src, "deals": 6000},
+        study="same",
+    )
     (c,) = compare_runs(a, b, ["v"]).comparisons
     counts = old_pair(old_states(a)["v"], old_states(b)["v"])
     assert counts.sum() == 3800
     expected = compare_counts(c.baseline, c.variant, counts)
-    assert (c.both, c.baseline_only, c.variant_only, c.neither, c.unknown_baseline, c.unknown_variant,
-            c.ci95_low, c.ci95_high, c.log10_p) == \
-        (expected.both, expected.baseline_only, expected.variant_only, expected.neither, expected.unknown_baseline,
-         expected.unknown_variant, expected.ci95_low, expected.ci95_high, expected.log10_p)
+    assert (
+        c.both,
+        c.baseline_only,
+        c.variant_only,
+        c.neither,
+        c.unknown_baseline,
+        c.unknown_variant,
+        c.ci95_low,
+        c.ci95_high,
+        c.log10_p,
+    ) == (
+        expected.both,
+        expected.baseline_only,
+        expected.variant_only,
+        expected.neither,
+        expected.unknown_baseline,
+        expected.unknown_variant,
+        expected.ci95_low,
+        expected.ci95_high,
+        expected.log10_p,
+    )
     assert (c.baseline, c.variant) == ("first:v", "second:v")  # same study name: told apart by folder
 
 
@@ -180,8 +238,11 @@ def test_a_deal_stored_twice_is_bad_input(tmp_path, capsys):
 
     deals = np.concatenate([np.arange(100), np.arange(50, 60)])  # 50..59 twice, in two overlapping parts
     rng = np.random.default_rng(1)
-    run = write_run(tmp_path / "dup", {"a": random_variant(rng, np.arange(100), 0.5, 0),
-                                       "b": random_variant(rng, deals, 0.5, 0)}, {"b": [100]})
+    run = write_run(
+        tmp_path / "dup",
+        {"a": random_variant(rng, np.arange(100), 0.5, 0), "b": random_variant(rng, deals, 0.5, 0)},
+        {"b": [100]},
+    )
     code, out, err = cli(["compare", run], capsys)
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and f"RUN_DIR {run}: variant 'b' holds some deal twice" in err
@@ -197,7 +258,7 @@ def test_quantile_arithmetic_is_numpys_bit_for_bit():
     for n in [*range(1, 60), 97, 1000, 4099]:
         for x in (rng.lognormal(0, 3, n), rng.uniform(-1, 1, n) * 1e-3, rng.integers(0, 50, n).astype(float)):
             ordered = np.sort(x)
-            ours, _ = lerp_quantiles(n, lambda r: ordered[r])
+            ours, _ = lerp_quantiles(n, lambda r, o=ordered: o[r])
             assert ours.tolist() == np.quantile(x, QUANTILES).tolist(), n
 
 
@@ -221,7 +282,8 @@ def test_distributions_equal_numpy_on_all_rows(run_with_unknowns, column):
 
 
 def test_float_percentiles_when_bins_are_too_full_to_reread_are_approximate_within_the_stated_bound(
-        run_with_unknowns, monkeypatch):
+    run_with_unknowns, monkeypatch
+):
     import pipeline.distributions as dist
 
     monkeypatch.setattr(dist, "REFINE_ROWS", 0)
@@ -271,9 +333,10 @@ def test_html_report_states_how_exact_each_distribution_is(run_with_unknowns):
 @pytest.fixture(scope="module")
 def real_run(tmp_path_factory) -> Path:
     """configs/quickstart.yaml (three Perpetual Motion presets) on 900 deals in units of 200, serial."""
+    from pipeline_util import ROOT
+
     from pipeline.config import load_study
     from pipeline.runner import run_study
-    from pipeline_util import ROOT
 
     out = tmp_path_factory.mktemp("real") / "quick"
     run_study(load_study(ROOT / "configs" / "quickstart.yaml", deals=900, batch_size=200), out, backend="serial")
@@ -294,8 +357,13 @@ def test_parts_patience_run_wrote_are_paired_without_reading_deal(real_run, monk
     assert firsts == []
     for c in streamed.comparisons:
         expected = compare_counts("clarke", c.variant, old_pair(old["clarke"], old[c.variant]))
-        assert (c.both, c.baseline_only, c.variant_only, c.neither, c.deals) == \
-            (expected.both, expected.baseline_only, expected.variant_only, expected.neither, expected.deals)
+        assert (c.both, c.baseline_only, c.variant_only, c.neither, c.deals) == (
+            expected.both,
+            expected.baseline_only,
+            expected.variant_only,
+            expected.neither,
+            expected.deals,
+        )
     # part by part (what sides laid out differently get): the same counts, and still no deal column read
     monkeypatch.setattr(parts_module, "aligned", lambda *a: False)
     cs = compare_run(real_run, baseline="clarke")
@@ -354,8 +422,14 @@ def test_bins_order_like_the_values():
     from pipeline.distributions import BINS_PER_DOUBLING, bin_keys
 
     rng = np.random.default_rng(2)
-    x = np.concatenate([rng.lognormal(0, 30, 5000), -rng.lognormal(0, 30, 5000), [0.0, -0.0, np.inf, -np.inf,
-                        5e-324, -5e-324, 1.0, 1.0 + 2 ** -52, 2.0, np.nextafter(2.0, 0)], rng.uniform(-1, 1, 1000)])
+    x = np.concatenate(
+        [
+            rng.lognormal(0, 30, 5000),
+            -rng.lognormal(0, 30, 5000),
+            [0.0, -0.0, np.inf, -np.inf, 5e-324, -5e-324, 1.0, 1.0 + 2**-52, 2.0, np.nextafter(2.0, 0)],
+            rng.uniform(-1, 1, 1000),
+        ]
+    )
     x = np.sort(x)
     keys = bin_keys(x)
     # a bin never holds values out of order with another's: wherever the sorted values step up, every key
@@ -374,13 +448,21 @@ def test_bins_order_like_the_values():
 
 
 def test_a_nan_makes_its_groups_figures_nan_as_numpy_does():
-    lf = pl.DataFrame({"variant": ["a"] * 6, "won": [True, True, True, False, False, False],
-                       "seconds": [0.5, np.nan, 0.25, 0.1, 0.2, 0.3]}).lazy()
+    lf = pl.DataFrame(
+        {
+            "variant": ["a"] * 6,
+            "won": [True, True, True, False, False, False],
+            "seconds": [0.5, np.nan, 0.25, 0.1, 0.2, 0.3],
+        }
+    ).lazy()
     got = column_distributions(lf, "seconds", ["a"])
     assert all(math.isnan(x) for x in got[("a", True)].as_dict().values() if x != 3)
-    assert got[("a", False)].as_dict() == {"n": 3, **dict(zip(("p05", "q1", "med", "q3", "p95"),
-                                                               np.quantile([0.1, 0.2, 0.3], QUANTILES).tolist())),
-                                           "mean": pytest.approx(0.2, rel=1e-15), "max": 0.3}
+    assert got[("a", False)].as_dict() == {
+        "n": 3,
+        **dict(zip(("p05", "q1", "med", "q3", "p95"), np.quantile([0.1, 0.2, 0.3], QUANTILES).tolist(), strict=True)),
+        "mean": pytest.approx(0.2, rel=1e-15),
+        "max": 0.3,
+    }
 
 
 # --- a rerun with nothing to do: the report from run.json's totals ------------------------------------
@@ -394,9 +476,15 @@ def test_report_from_totals_equals_build_report_but_the_rounds_columns(real_run)
     rounds = ["rounds_mean", "rounds_won_mean", "rounds_won_median", "rounds_won_p90"]
     assert quick.rows.drop(rounds).equals(full.rows.drop(rounds))
     assert quick.rows.select(rounds).fill_nan(None).null_count().row(0) == (3, 3, 3, 3)
-    assert (quick.study, quick.game, quick.status, quick.units_done, quick.units_total, quick.outcomes,
-            quick.sources) == (full.study, full.game, full.status, full.units_done, full.units_total, full.outcomes,
-                               full.sources)
+    assert (
+        quick.study,
+        quick.game,
+        quick.status,
+        quick.units_done,
+        quick.units_total,
+        quick.outcomes,
+        quick.sources,
+    ) == (full.study, full.game, full.status, full.units_done, full.units_total, full.outcomes, full.sources)
 
 
 def test_report_from_totals_refuses_a_run_not_complete(real_run, tmp_path):
@@ -417,15 +505,29 @@ def test_report_from_totals_refuses_a_run_not_complete(real_run, tmp_path):
 
 
 def test_rerun_with_nothing_to_do_prints_the_totals_without_reading_parts(real_run, capsys, monkeypatch):
-    import pipeline.report as report_module
     from pipeline_util import ROOT, cli
+
+    import pipeline.report as report_module
 
     def no_scan(*args, **kwargs):
         raise AssertionError("a rerun with nothing to do read the parts")
 
     monkeypatch.setattr(report_module, "scan_deals", no_scan)
-    code, out, err = cli(["run", ROOT / "configs" / "quickstart.yaml", "--backend", "serial", "--deals", "900",
-                          "--batch-size", "200", "--out", real_run], capsys)
+    code, out, err = cli(
+        [
+            "run",
+            ROOT / "configs" / "quickstart.yaml",
+            "--backend",
+            "serial",
+            "--deals",
+            "900",
+            "--batch-size",
+            "200",
+            "--out",
+            real_run,
+        ],
+        capsys,
+    )
     assert code == 0, err
     assert "nothing to do: all 15 units already done" in err and f"patience report {real_run}" in err
     monkeypatch.undo()
@@ -441,23 +543,25 @@ def test_aligned_streams_count_unknown_and_missing_outcomes_as_the_join_does(rea
 
     copy = tmp_path / "unknowns"
     shutil.copytree(real_run, copy)
-    for k, path in enumerate(sorted(copy.glob("variant=masten/*.parquet"))):
+    for path in sorted(copy.glob("variant=masten/*.parquet")):
         table = pq.read_table(path)
         deal = table.column("deal").to_numpy()
         outcome = table.column("outcome").to_pylist()
-        outcome = [None if d % 11 == 0 else "unknown" if d % 7 == 0 else o for d, o in zip(deal, outcome)]
+        outcome = [None if d % 11 == 0 else "unknown" if d % 7 == 0 else o for d, o in zip(deal, outcome, strict=True)]
         table = table.set_column(table.schema.get_field_index("outcome"), "outcome", pa.array(outcome, pa.string()))
         pq.write_table(table, path)  # the footer keeps patience run's metadata: still in order
     assert pc.sum(pq.read_table(path).column("outcome").is_null()).as_py() > 0
     old = old_states(copy)
     streamed = compare_run(copy, baseline="clarke")
-    assert parts_module.aligned(*[b for b in (parts_module.blocks_of(f) for f in
-                                              parts_module.variant_folders(copy).values())][:1],
-                                [parts_module.blocks_of(f) for f in parts_module.variant_folders(copy).values()])
+    assert parts_module.aligned(
+        *[b for b in (parts_module.blocks_of(f) for f in parts_module.variant_folders(copy).values())][:1],
+        [parts_module.blocks_of(f) for f in parts_module.variant_folders(copy).values()],
+    )
     for c in streamed.comparisons:
         expected = compare_counts("clarke", c.variant, old_pair(old["clarke"], old[c.variant]))
-        assert {k: v for k, v in vars(c).items() if k not in ("log10_p_holm", "verdict")} == \
-            {k: v for k, v in vars(expected).items() if k not in ("log10_p_holm", "verdict")}
+        assert {k: v for k, v in vars(c).items() if k not in ("log10_p_holm", "verdict")} == {
+            k: v for k, v in vars(expected).items() if k not in ("log10_p_holm", "verdict")
+        }
     masten = next(c for c in streamed.comparisons if c.variant == "masten")
     assert masten.unknown_variant > 0
 
@@ -472,8 +576,12 @@ def test_aligned_streams_count_unknown_and_missing_outcomes_as_the_join_does(rea
 
 def _numpy_figures(values: np.ndarray) -> dict:
     q = np.quantile(values.astype(np.float64), QUANTILES)
-    return {"n": values.size, **dict(zip(("p05", "q1", "med", "q3", "p95"), q.tolist())),
-            "mean": int(values.sum()) / values.size, "max": float(values.max())}
+    return {
+        "n": values.size,
+        **dict(zip(("p05", "q1", "med", "q3", "p95"), q.tolist(), strict=True)),
+        "mean": int(values.sum()) / values.size,
+        "max": float(values.max()),
+    }
 
 
 def test_wide_integers_below_exact_low_need_no_second_pass_and_the_rest_are_exact(monkeypatch):
@@ -483,8 +591,11 @@ def test_wide_integers_below_exact_low_need_no_second_pass_and_the_rest_are_exac
     n = 30_000
     won = rng.uniform(size=n) < 0.4
     low = rng.integers(0, 60_000, n)  # spans far more than EXACT_SPAN, all below EXACT_LOW
-    mixed = np.where(rng.uniform(size=n) < 0.3, -rng.integers(1, 10**6, n),
-                     np.where(rng.uniform(size=n) < 0.5, rng.integers(0, 500, n), rng.integers(10**5, 10**9, n)))
+    mixed = np.where(
+        rng.uniform(size=n) < 0.3,
+        -rng.integers(1, 10**6, n),
+        np.where(rng.uniform(size=n) < 0.5, rng.integers(0, 500, n), rng.integers(10**5, 10**9, n)),
+    )
     lf = pl.DataFrame({"variant": ["a"] * n, "won": won, "low": low, "mixed": mixed}).lazy()
 
     def no_second_pass(*args):

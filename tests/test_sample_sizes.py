@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from pipeline_util import cli
 from statsmodels.stats.proportion import proportion_confint
 
 from pipeline.sample_sizes import (
@@ -17,7 +18,6 @@ from pipeline.sample_sizes import (
     halving_advice,
     wilson_halfwidth,
 )
-from pipeline_util import cli
 
 
 @pytest.mark.parametrize("p", [0.0, 0.01, 0.0867, 0.5, 0.5455, 0.99, 1.0])
@@ -69,10 +69,12 @@ def test_plan_cli(capsys):
     assert f"{deals_paired(0.1, 0.001):,} deals played by both variants" in out
     code, out, _ = cli(["plan", "--p", "0.55", "--halfwidth", "0.001"], capsys)
     assert code == 0 and "if 5% of deals" in out and "--discordance" in out
-    for args, words in ((["--p", "1.5", "--halfwidth", "0.01"], "option --p: value 1.5 is out of range"),
-                        (["--p", "0.5", "--halfwidth", "0"], "option --halfwidth: value 0.0 is out of range"),
-                        (["--p", "0.5", "--halfwidth", "abc"], "option --halfwidth: value 'abc' is not a number"),
-                        (["--p", "0.5", "--halfwidth", "0.01", "--discordance", "2"], "option --discordance"),
-                        (["--halfwidth", "0.01"], "--p")):
+    for args, words in (
+        (["--p", "1.5", "--halfwidth", "0.01"], "option --p: value 1.5 is out of range"),
+        (["--p", "0.5", "--halfwidth", "0"], "option --halfwidth: value 0.0 is out of range"),
+        (["--p", "0.5", "--halfwidth", "abc"], "option --halfwidth: value 'abc' is not a number"),
+        (["--p", "0.5", "--halfwidth", "0.01", "--discordance", "2"], "option --discordance"),
+        (["--halfwidth", "0.01"], "--p"),
+    ):
         code, out, err = cli(["plan", *args], capsys)
         assert code == 2 and words in err and out == "", (args, err)

@@ -91,8 +91,10 @@ def test_one_corrupted_solution_is_refused_and_named(run_copy, capsys):
     code, out, err = cli(["verify", run_copy], capsys)
     assert code == 1, out + err
     refused = [line for line in out.splitlines() if "refused:" in line]
-    assert refused == [f"  refused: variant four_cells, deal {deal}: after "
-                       f"{table.column('moves')[k].as_py() - 1} moves only 51 cards are on the foundations"]
+    assert refused == [
+        f"  refused: variant four_cells, deal {deal}: after "
+        f"{table.column('moves')[k].as_py() - 1} moves only 51 cards are on the foundations"
+    ]
     assert "1 refused" in out and "FAILED" in out
     assert "6 parts complete and in order" in out  # the part itself is whole: only its content is wrong
 
@@ -141,8 +143,9 @@ def test_missing_and_wrong_parts_exit_1(run_copy, capsys):
 def test_a_part_of_another_unit_or_other_deals_is_caught(run_copy, capsys):
     a = run_copy / "variant=parlett" / "part-0-24.parquet"
     shutil.copy(run_copy / "variant=four_cells" / "part-0-24.parquet", a)  # right deals, wrong unit key
-    _rewrite_part(run_copy / "variant=four_cells" / "part-25-49.parquet",
-                  lambda cols: cols["deal"].reverse())  # right key and count, deals out of order
+    _rewrite_part(
+        run_copy / "variant=four_cells" / "part-25-49.parquet", lambda cols: cols["deal"].reverse()
+    )  # right key and count, deals out of order
     code, out, _ = cli(["verify", run_copy], capsys)
     assert code == 1
     assert "part-0-24.parquet: its footer names unit 'four_cells/part-0-24', not 'parlett/part-0-24'" in out
@@ -160,14 +163,17 @@ def test_not_a_run_exits_2_with_one_line(tmp_path, capsys):
 
 
 def test_microsoft_deals_and_a_deals_file_are_regenerated(tmp_path, capsys):
-    ms = write_study(tmp_path / "ms.yaml", """
+    ms = write_study(
+        tmp_path / "ms.yaml",
+        """
         study: ms
         game: freecell
         microsoft_deals: "1-9,11982"
         batch_size: 4
         variants:
           three: {cells: 3}
-        """)
+        """,
+    )
     code, _, err = cli(["run", ms, "--backend", "serial", "--out", tmp_path / "ms"], capsys)
     assert code == 0, err
     code, out, _ = cli(["verify", tmp_path / "ms"], capsys)
@@ -176,14 +182,17 @@ def test_microsoft_deals_and_a_deals_file_are_regenerated(tmp_path, capsys):
 
     deals = tmp_path / "deals.txt"
     deals.write_text("# six seeded deals\n" + "\n".join(format_cards(d) for d in seeded_deals(DECK_52, 9, 0, 6)) + "\n")
-    bg = write_study(tmp_path / "bg.yaml", """
+    bg = write_study(
+        tmp_path / "bg.yaml",
+        """
         study: bg
         game: bakers_game
         deals_file: deals.txt
         batch_size: 4
         variants:
           six: {cells: 6}
-        """)
+        """,
+    )
     code, _, err = cli(["run", bg, "--backend", "serial", "--out", tmp_path / "bg"], capsys)
     assert code == 0, err
     code, out, _ = cli(["verify", tmp_path / "bg"], capsys)
@@ -197,14 +206,17 @@ def test_microsoft_deals_and_a_deals_file_are_regenerated(tmp_path, capsys):
 
 def test_a_game_with_no_solutions_has_nothing_to_replay(tmp_path, capsys, monkeypatch):
     monkeypatch.setitem(registry._GAME_MODULES, "fake", "fake_game")
-    study = write_study(tmp_path / "f.yaml", """
+    study = write_study(
+        tmp_path / "f.yaml",
+        """
         study: f
         game: fake
         deals: 30
         batch_size: 10
         variants:
           plain: {}
-        """)
+        """,
+    )
     code, _, err = cli(["run", study, "--backend", "serial", "--out", tmp_path / "f"], capsys)
     assert code == 0, err
     code, out, _ = cli(["verify", tmp_path / "f"], capsys)
@@ -242,14 +254,26 @@ def _toy_check(deal: np.ndarray, rules: ToyRules, text: str) -> str | None:
 
 
 TOY_COLUMNS = (Column("solution", "string", "the first four cards"),)
-GAME = GameSpec(name="toy", title="Toy solver game (tests only)", doc="tests only", deck=DECK_52,
-                rules_type=ToyRules, presets={}, extra_columns=TOY_COLUMNS, play_batch=_toy_batch,
-                play_one=_toy_one, outcomes=("won", "blocked"), check_solution=_toy_check)
+GAME = GameSpec(
+    name="toy",
+    title="Toy solver game (tests only)",
+    doc="tests only",
+    deck=DECK_52,
+    rules_type=ToyRules,
+    presets={},
+    extra_columns=TOY_COLUMNS,
+    play_batch=_toy_batch,
+    play_one=_toy_one,
+    outcomes=("won", "blocked"),
+    check_solution=_toy_check,
+)
 
 
 def test_verify_replays_solver_variants_only_through_the_game_spec(tmp_path, capsys, monkeypatch):
     monkeypatch.setitem(registry._GAME_MODULES, "toy", __name__)
-    study = write_study(tmp_path / "t.yaml", """
+    study = write_study(
+        tmp_path / "t.yaml",
+        """
         study: t
         game: toy
         deals: 40
@@ -258,7 +282,8 @@ def test_verify_replays_solver_variants_only_through_the_game_spec(tmp_path, cap
         variants:
           forced: {strategy: fixed}
           free: {strategy: solver}
-        """)
+        """,
+    )
     code, _, err = cli(["run", study, "--backend", "serial", "--out", tmp_path / "t"], capsys)
     assert code == 0, err
     df = rows(tmp_path / "t")

@@ -91,8 +91,12 @@ class EightDayClockRules:
         "one it went under",
         choices=AFTER_DISCARD,
     )
-    start: str = switch("first_open", "the opening: first_open: take the top of the first pile not showing its "
-                        "hour, from P1; pile1: take the top of P1 whatever it shows", choices=STARTS)
+    start: str = switch(
+        "first_open",
+        "the opening: first_open: take the top of the first pile not showing its "
+        "hour, from P1; pile1: take the top of P1 whatever it shows",
+        choices=STARTS,
+    )
     empty_pile: str = switch(
         "pass",
         "an empty pile (never under after_discard: placed_pile): pass: play passes it by; fill: the card in hand "
@@ -111,7 +115,7 @@ PRESETS: dict[str, dict] = {
     "masten": {"after_discard": "after_last_taken", "empty_pile": "fill_own"},
 }
 PRESET_SOURCES: dict[str, str] = {  # each preset, and the source it is named for
-    'masten': "Masten's 1 in 107 (solitairewinrates.com): of the readings with his own start, the one that agrees with it",
+    "masten": "Masten's 1 in 107 (solitairewinrates.com): of the readings with his start, the one that agrees",
 }
 
 
@@ -258,8 +262,9 @@ def _first_bad_deal(decks):
 
 
 @nb.njit(cache=True)
-def _play_batch(decks, start_pile1, after, fill, lowest,
-                out_outcome, out_rounds, out_moves, out_left, out_discards, out_cycle):
+def _play_batch(
+    decks, start_pile1, after, fill, lowest, out_outcome, out_rounds, out_moves, out_left, out_discards, out_cycle
+):
     ndeals = decks.shape[0]
     w = np.zeros(NPILES, dtype=np.uint64)  # the piles: 4-bit ranks, top in the lowest nibble
     sz = np.zeros(NPILES, dtype=np.int64)  # their heights
@@ -450,7 +455,12 @@ def play_batch(decks: np.ndarray, rules: EightDayClockRules) -> dict[str, np.nda
         AFTER_DISCARD.index(rules.after_discard),
         EMPTY_PILE.index(rules.empty_pile),
         _LOWEST,
-        out["outcome"], out["rounds"], out["moves"], out["cards_left"], out["discards"], out["cycle_length"],
+        out["outcome"],
+        out["rounds"],
+        out["moves"],
+        out["cards_left"],
+        out["discards"],
+        out["cycle_length"],
     )
     return out
 

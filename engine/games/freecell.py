@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from engine.games import bakers_game
 from engine.games.bakers_game import BakersGameRules
 from engine.games.open_family import OpenGame
+from engine.reference import open_solitaire as reference
 from engine.search.positions import BUILD_ALTERNATE
 from engine.search.solver import SolverRules
-from engine.reference import open_solitaire as reference
 
 
 @dataclass(frozen=True)
@@ -23,7 +23,7 @@ class FreeCellRules(BakersGameRules):
 
 PRESETS: dict[str, dict] = {"microsoft": {}}
 PRESET_SOURCES: dict[str, str] = {  # each preset, and the source it is named for
-    'microsoft': "Microsoft's FreeCell: four cells, eight columns; its deal numbers are `microsoft_deals`",
+    "microsoft": "Microsoft's FreeCell: four cells, eight columns; its deal numbers are `microsoft_deals`",
 }
 
 

@@ -26,18 +26,27 @@ import numpy as np
 
 from engine.games import open_family
 from engine.games.open_family import (
-    schedule_switch, solver_schedule, 
-    DISK_POSITIONS_DOC, DISK_POSITIONS_HI, EMPTY_CODES, MAX_SECONDS_DOC, MAX_SECONDS_HI, OpenGame, SOLVER_COLUMNS, max_nodes_doc,
+    DISK_POSITIONS_DOC,
+    DISK_POSITIONS_HI,
+    EMPTY_CODES,
+    MAX_SECONDS_DOC,
+    MAX_SECONDS_HI,
+    SOLVER_COLUMNS,
+    OpenGame,
+    max_nodes_doc,
+    schedule_switch,
+    solver_schedule,
 )
+from engine.reference import king_albert as reference
+from engine.registry import Column
+from engine.rules import switch
 from engine.search.positions import BUILD_ALTERNATE, LAYOUT_IN_TURN, P_W, make_position
 from engine.search.schedule import SEARCHES
 from engine.search.solver import Solution, SolverRules, solve_state
 from engine.search.workspace import Workspace
-from engine.reference import king_albert as reference
-from engine.registry import Column
-from engine.rules import switch
 
-MAX_NODES_HI = 100_000_000  # about 60 to 90 bytes of memory per stored position (docs/solvers.md, "Sound pruning, and why", point 1)
+# about 60 to 90 bytes of memory per stored position (docs/solvers.md, "Sound pruning, and why", point 1)
+MAX_NODES_HI = 100_000_000
 
 # King Albert's schedule is the open games' default; its line step's room of 5 was measured here first
 # (docs/solvers.md, "The schedule").
@@ -52,11 +61,17 @@ class KingAlbertRules:
         "columns of 1..7, 7, 7 cards and a reserve of 6",
         choices=("king_albert", "raglan"),
     )
-    move_unit: str = switch("card", "card: one card at a time; run: any run built down in alternating colours "
-                            "moves as a unit (Queen Victoria)", choices=("card", "run"))
+    move_unit: str = switch(
+        "card",
+        "card: one card at a time; run: any run built down in alternating colours moves as a unit (Queen Victoria)",
+        choices=("card", "run"),
+    )
     worrying_back: bool = switch(True, "true: a foundation's top card may be played back onto the tableau")
-    empty_column: str = switch("any", "what an empty column takes: any card, kings (a King, or a run headed by "
-                               "one), none", choices=("any", "kings", "none"))
+    empty_column: str = switch(
+        "any",
+        "what an empty column takes: any card, kings (a King, or a run headed by one), none",
+        choices=("any", "kings", "none"),
+    )
     max_nodes: int = switch(10_000_000, max_nodes_doc(SEARCHES["line"].room, LINE_MEMORY), lo=1, hi=MAX_NODES_HI)
     max_seconds: int = switch(0, MAX_SECONDS_DOC, lo=0, hi=MAX_SECONDS_HI)
     disk_positions: int = switch(0, DISK_POSITIONS_DOC, lo=0, hi=DISK_POSITIONS_HI)
@@ -76,8 +91,11 @@ PRESET_SOURCES: dict[str, str] = {  # each preset, and the source it is named fo
 }
 
 SOLUTION_COLUMN = Column(
-    "solution", "string", "the winning line (columns 1-9, reserve a-g, foundation h, a foundation played back "
-    "as h+suit, e.g. '3h a5 54 hs4'; engine/reference/king_albert.py), foundation moves included; empty when not won")
+    "solution",
+    "string",
+    "the winning line (columns 1-9, reserve a-g, foundation h, a foundation played back "
+    "as h+suit, e.g. '3h a5 54 hs4'; engine/reference/king_albert.py), foundation moves included; empty when not won",
+)
 EXTRA_COLUMNS = tuple(c for c in SOLVER_COLUMNS if c.name != "solution") + (SOLUTION_COLUMN,)
 
 
@@ -95,7 +113,7 @@ class KingAlbertSolverRules(SolverRules):
 
     def params(self) -> np.ndarray:
         params = super().params()
-        params[P_W:P_W + len(KING_ALBERT_WEIGHTS)] = KING_ALBERT_WEIGHTS
+        params[P_W : P_W + len(KING_ALBERT_WEIGHTS)] = KING_ALBERT_WEIGHTS
         return params
 
 
@@ -116,7 +134,8 @@ def solver_rules(rules: KingAlbertRules) -> KingAlbertSolverRules:
         reserve=True,
         worrying_back=bool(rules.worrying_back),
         single_card=rules.move_unit == "card",
-        max_seconds=float(rules.max_seconds), disk_positions=int(rules.disk_positions),
+        max_seconds=float(rules.max_seconds),
+        disk_positions=int(rules.disk_positions),
         schedule=solver_schedule(rules.schedule),
     )
 
@@ -135,9 +154,9 @@ def deal_position(deal: np.ndarray, rules: KingAlbertRules | reference.Rules) ->
     sizes = reference.COLUMN_SIZES[rules.layout]
     columns: list[list[int]] = [[] for _ in sizes]
     slots = [(row, col) for row in range(max(sizes)) for col in range(len(sizes)) if row < sizes[col]]
-    for (_, col), c in zip(slots, cards):
+    for (_, col), c in zip(slots, cards, strict=False):  # the cards past the columns' slots are the reserve
         columns[col].append(c)
-    return make_position(columns, cards[len(slots):], foundations, 0)
+    return make_position(columns, cards[len(slots) :], foundations, 0)
 
 
 def solve_deal(deal: np.ndarray, rules: KingAlbertRules, ws: Workspace | None = None) -> Solution:
@@ -161,8 +180,9 @@ class KingAlbertGame(OpenGame):
     columns = EXTRA_COLUMNS
 
     @classmethod
-    def position(cls, deal: np.ndarray, rules: SolverRules,
-                 ref_rules: reference.Rules) -> tuple[np.ndarray, np.ndarray]:
+    def position(
+        cls, deal: np.ndarray, rules: SolverRules, ref_rules: reference.Rules
+    ) -> tuple[np.ndarray, np.ndarray]:
         return deal_position(deal, ref_rules)
 
     @classmethod

@@ -19,10 +19,16 @@ from engine.deals import batch_of_deals, read_only_uint8
 from engine.outcomes import OUTCOMES, UNKNOWN, UNSOLVABLE, WON, SolverError
 from engine.reference import open_solitaire as ref
 from engine.registry import Column, GameSpec, PlayResult, new_columns
-from engine.search.positions import EMPTY_ANY, EMPTY_NONE, EMPTY_TOP_RANK, TO_CELL, TO_EMPTY, TO_FOUNDATION
 from engine.rules import switch
+from engine.search.positions import EMPTY_ANY, EMPTY_NONE, EMPTY_TOP_RANK, TO_CELL, TO_EMPTY, TO_FOUNDATION
 from engine.search.schedule import (
-    DEFAULT_SCHEDULE_TEXT, SCHEDULE_DOC, SEARCHES, Step, canonical_schedule, describe_schedule, parse_schedule,
+    DEFAULT_SCHEDULE_TEXT,
+    SCHEDULE_DOC,
+    SEARCHES,
+    Step,
+    canonical_schedule,
+    describe_schedule,
+    parse_schedule,
 )
 from engine.search.solver import Solution, SolverRules, deal_position, solve_state
 from engine.search.sweep import SWEEP_LIVE
@@ -32,36 +38,48 @@ from engine.search.workspace import Workspace
 def max_nodes_doc(line_room: float, line_memory: str) -> str:
     """The max_nodes switch's help where the default is 10^7 (Baker's Game, FreeCell, King Albert): what it
     costs, with the game's room for the line search (its schedule's ``line`` step) and what that takes."""
-    return ("positions the solver may store before it answers unknown (about 60 to 90 bytes each, taken only as "
-            "used: about 1 GB at the default, 2.4 GB at 30000000; a deal the first searches leave unknown goes "
-            f"on to the line search, which stores up to {line_room:g} x as many{line_memory}, then to the guide "
-            f"again with {SEARCHES['long_guide'].room:g} x as many, and last to the sweep, "
-            f"which holds up to {SWEEP_LIVE} x as many: about 3.1 GiB at the default, and writes each position's "
-            "link, 8 bytes, to a temporary file)")
+    return (
+        "positions the solver may store before it answers unknown (about 60 to 90 bytes each, taken only as "
+        "used: about 1 GB at the default, 2.4 GB at 30000000; a deal the first searches leave unknown goes "
+        f"on to the line search, which stores up to {line_room:g} x as many{line_memory}, then to the guide "
+        f"again with {SEARCHES['long_guide'].room:g} x as many, and last to the sweep, "
+        f"which holds up to {SWEEP_LIVE} x as many: about 3.1 GiB at the default, and writes each position's "
+        "link, 8 bytes, to a temporary file)"
+    )
 
 
 # The games' max_seconds switch (its one-line doc, what `patience games GAME` prints, and its bound)
-MAX_SECONDS_DOC = ("CPU seconds the solver may spend on one deal before it answers unknown (0: no limit); NOT "
-                   "reproducible: a deal near the limit may get another verdict on another machine or load")
+MAX_SECONDS_DOC = (
+    "CPU seconds the solver may spend on one deal before it answers unknown (0: no limit); NOT "
+    "reproducible: a deal near the limit may get another verdict on another machine or load"
+)
 MAX_SECONDS_HI = 86_400
 
 # The games' disk_positions switch: the sweep with its levels on disk (engine/disk_sweep.py), off by default
-DISK_POSITIONS_DOC = ("positions the sweep with its levels on disk may store, last, for a deal every other search "
-                      "leaves unknown (0: not run): an exhaustive search whose memory stays near 2 GiB however "
-                      "many (2.4 GiB at most on the deals measured), but which takes 2.5 to 7 CPU-microseconds a "
-                      "position and temporary files in TMPDIR (tens of GB while the largest layers last: 27 GB on "
-                      "FreeCell with 6 columns deal 2478, unsolvable in 1.8x10^9 positions and 128 CPU-minutes): "
-                      "10^9 is over an hour a deal")
+DISK_POSITIONS_DOC = (
+    "positions the sweep with its levels on disk may store, last, for a deal every other search "
+    "leaves unknown (0: not run): an exhaustive search whose memory stays near 2 GiB however "
+    "many (2.4 GiB at most on the deals measured), but which takes 2.5 to 7 CPU-microseconds a "
+    "position and temporary files in TMPDIR (tens of GB while the largest layers last: 27 GB on "
+    "FreeCell with 6 columns deal 2478, unsolvable in 1.8x10^9 positions and 128 CPU-minutes): "
+    "10^9 is over an hour a deal"
+)
 DISK_POSITIONS_HI = 10_000_000_000
 
 # Baker's Game's and FreeCell's max_nodes help (King Albert sets its own)
 MAX_NODES_DOC = max_nodes_doc(SEARCHES["line"].room, ", about 3.3 GB at the default")
 
+
 def schedule_switch(default: str = DEFAULT_SCHEDULE_TEXT) -> Any:
     """The open games' ``schedule`` switch (engine/search/schedule.py): the searches a deal gets, in turn."""
-    return switch(default, SCHEDULE_DOC, check=canonical_schedule, explain=describe_schedule,
-                  allowed="comma-separated searches (" + ", ".join(SEARCHES) + "), each with optional "
-                  "(room=R, single_cards=B, eager=B, suits=B)")
+    return switch(
+        default,
+        SCHEDULE_DOC,
+        check=canonical_schedule,
+        explain=describe_schedule,
+        allowed="comma-separated searches (" + ", ".join(SEARCHES) + "), each with optional "
+        "(room=R, single_cards=B, eager=B, suits=B)",
+    )
 
 
 def solver_schedule(text: str) -> tuple[Step, ...] | None:
@@ -74,11 +92,19 @@ def solver_schedule(text: str) -> tuple[Step, ...] | None:
 EMPTY_CODES = {"any": EMPTY_ANY, "kings": EMPTY_TOP_RANK, "none": EMPTY_NONE}  # empty_column switch -> kernel code
 
 SOLVER_COLUMNS = (
-    Column("nodes", "int64", "positions the solver expanded, every search it made of the deal together (the guide, "
-           "its probes, the streamlined search, the sweep)"),
+    Column(
+        "nodes",
+        "int64",
+        "positions the solver expanded, every search it made of the deal together (the guide, "
+        "its probes, the streamlined search, the sweep)",
+    ),
     Column("seconds", "float64", "time the solver took for this deal (not reproducible: depends on the machine)"),
-    Column("solution", "string", "the winning line in fc-solve's standard notation (columns 1-9 and 0 for a tenth, "
-           "cells a-g and k, foundation h; e.g. '3h 1a a5 54v3'), safe foundation moves included; empty when not won"),
+    Column(
+        "solution",
+        "string",
+        "the winning line in fc-solve's standard notation (columns 1-9 and 0 for a tenth, "
+        "cells a-g and k, foundation h; e.g. '3h 1a a5 54v3'), safe foundation moves included; empty when not won",
+    ),
 )
 
 
@@ -159,9 +185,15 @@ class OpenGame:
     def game_spec(self, **fields: Any) -> GameSpec:
         """The game's GameSpec: ``fields`` are what is its own (name, title, doc, rules_type, presets, and
         deal_sources where it differs); the deck, the columns, the functions and the outcomes are the open games'."""
-        return GameSpec(deck=DECK_52, extra_columns=self.columns, play_batch=self.play_batch, play_one=self.play_one,
-                        check_solution=self.check_solution,
-                        outcomes=tuple(OUTCOMES[c] for c in (WON, UNSOLVABLE, UNKNOWN)), **fields)
+        return GameSpec(
+            deck=DECK_52,
+            extra_columns=self.columns,
+            play_batch=self.play_batch,
+            play_one=self.play_one,
+            check_solution=self.check_solution,
+            outcomes=tuple(OUTCOMES[c] for c in (WON, UNSOLVABLE, UNKNOWN)),
+            **fields,
+        )
 
     # --- the same on the solver's and the reference's rules ---
 
@@ -175,8 +207,9 @@ class OpenGame:
         return cls.reference.parse_move(token, layout, ref_rules)
 
     @classmethod
-    def solve_one(cls, deal: np.ndarray, rules: SolverRules, ref_rules: Any,
-                  ws: Workspace | None = None) -> tuple[Solution, str]:
+    def solve_one(
+        cls, deal: np.ndarray, rules: SolverRules, ref_rules: Any, ws: Workspace | None = None
+    ) -> tuple[Solution, str]:
         """Solve one deal; for a win, its solution text, which the checker has parsed and replayed to the end."""
         st, rel = cls.position(deal, rules, ref_rules)
         sol = solve_state(st, rel, rules, ws)
@@ -228,10 +261,14 @@ class OpenGame:
                 move = cls.parse_move(token, layout, ref_rules)  # the text was checked: every token is a legal move
                 lines.append(f"{k:4d}. {token:<5} {judge.describe(layout, move)}")
                 judge.apply_move(layout, move)
-            verdict = {WON: "won", UNSOLVABLE: "unsolvable (exhaustive search)",
-                       UNKNOWN: "unknown (max_nodes or max_seconds reached)"}
-            lines.append(f"{verdict[sol.outcome]}: {row['moves']} moves, {sol.nodes} positions expanded, "
-                         f"{sol.seconds:.3f} s")
+            verdict = {
+                WON: "won",
+                UNSOLVABLE: "unsolvable (exhaustive search)",
+                UNKNOWN: "unknown (max_nodes or max_seconds reached)",
+            }
+            lines.append(
+                f"{verdict[sol.outcome]}: {row['moves']} moves, {sol.nodes} positions expanded, {sol.seconds:.3f} s"
+            )
         return PlayResult(row=row, trace=lines)
 
     @classmethod

@@ -11,11 +11,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.games.open_family import schedule_switch, solver_schedule, DISK_POSITIONS_DOC, DISK_POSITIONS_HI, MAX_SECONDS_DOC, MAX_SECONDS_HI, OpenGame
-from engine.search.positions import BUILD_SUIT, EMPTY_ANY, EMPTY_NONE, EMPTY_TOP_RANK, LAYOUT_PENGUIN
-from engine.search.solver import SolverRules
+from engine.games.open_family import (
+    DISK_POSITIONS_DOC,
+    DISK_POSITIONS_HI,
+    MAX_SECONDS_DOC,
+    MAX_SECONDS_HI,
+    OpenGame,
+    schedule_switch,
+    solver_schedule,
+)
 from engine.reference import open_solitaire as reference
 from engine.rules import switch
+from engine.search.positions import BUILD_SUIT, EMPTY_ANY, EMPTY_NONE, EMPTY_TOP_RANK, LAYOUT_PENGUIN
+from engine.search.solver import SolverRules
 
 MAX_NODES_HI = 100_000_000  # about 100 bytes of memory per stored position
 
@@ -36,8 +44,12 @@ class PenguinRules:
         "any, none",
         choices=("beak_minus_one", "any", "none"),
     )
-    wrap: bool = switch(True, "true: ranks are circular in the tableau (a card of rank beak-1 on the beak, a King on an Ace)")
-    max_nodes: int = switch(2_000_000, "positions the solver may store before it answers unknown", lo=1, hi=MAX_NODES_HI)
+    wrap: bool = switch(
+        True, "true: ranks are circular in the tableau (a card of rank beak-1 on the beak, a King on an Ace)"
+    )
+    max_nodes: int = switch(
+        2_000_000, "positions the solver may store before it answers unknown", lo=1, hi=MAX_NODES_HI
+    )
     max_seconds: int = switch(0, MAX_SECONDS_DOC, lo=0, hi=MAX_SECONDS_HI)
     disk_positions: int = switch(0, DISK_POSITIONS_DOC, lo=0, hi=DISK_POSITIONS_HI)
     schedule: str = schedule_switch()
@@ -52,10 +64,18 @@ _EMPTY = {"any": EMPTY_ANY, "beak_minus_one": EMPTY_TOP_RANK, "none": EMPTY_NONE
 
 
 def solver_rules(rules: PenguinRules) -> SolverRules:
-    return SolverRules(LAYOUT_PENGUIN, BUILD_SUIT, rules.cells, bool(rules.wrap), rules.sequence_move == "unlimited",
-                       _EMPTY[rules.empty_column], int(rules.max_nodes),
-                       max_seconds=float(rules.max_seconds), disk_positions=int(rules.disk_positions),
-                       schedule=solver_schedule(rules.schedule))
+    return SolverRules(
+        LAYOUT_PENGUIN,
+        BUILD_SUIT,
+        rules.cells,
+        bool(rules.wrap),
+        rules.sequence_move == "unlimited",
+        _EMPTY[rules.empty_column],
+        int(rules.max_nodes),
+        max_seconds=float(rules.max_seconds),
+        disk_positions=int(rules.disk_positions),
+        schedule=solver_schedule(rules.schedule),
+    )
 
 
 def reference_rules(rules: PenguinRules) -> reference.Rules:

@@ -44,10 +44,10 @@ import numpy as np
 
 from engine.cards import DECK_52
 from engine.deals import batch_of_deals, mix
+from engine.games import perpetual_motion_solver as solver
 from engine.outcomes import CAPPED, CYCLE, OUTCOMES, UNKNOWN, UNSOLVABLE, WON, SolverError
 from engine.reference import perpetual_motion as reference
 from engine.reference.events import play_one_by
-from engine.games import perpetual_motion_solver as solver
 from engine.registry import Column, GameSpec, PlayResult, new_columns
 from engine.rules import RuleError, switch
 
@@ -67,30 +67,50 @@ class PerpetualMotionRules:
         "false: one round of moves judged on the tops after the deal; true: move until no move is left "
         "(forced play only: no effect under strategy: solver)",
     )
-    move_unit: str = switch("card", "card: move the top card; run: move the whole run of equal rank on top", choices=("card", "run"))
+    move_unit: str = switch(
+        "card", "card: move the top card; run: move the whole run of equal rank on top", choices=("card", "run")
+    )
     direction: str = switch(
         "leftmost",
         "forced: onto the leftmost or the rightmost pile showing the same rank; solver: onto any such pile on "
         "that side; any (solver only): onto any other such pile",
         choices=("leftmost", "rightmost", "any"),
     )
-    gather: str = switch("pile4_bottom_up", "order in which the piles become the new stock (first listed is dealt first)", choices=GATHERS)
-    deal_direction: str = switch("left_to_right", "order in which each round of four is dealt to the piles", choices=("left_to_right", "right_to_left"))
-    max_rounds: int = switch(100000, "passes through the stock before a game is stopped as capped (solver: the longest line searched)",
-                             lo=1, hi=2**31 - 1)
+    gather: str = switch(
+        "pile4_bottom_up",
+        "order in which the piles become the new stock (first listed is dealt first)",
+        choices=GATHERS,
+    )
+    deal_direction: str = switch(
+        "left_to_right",
+        "order in which each round of four is dealt to the piles",
+        choices=("left_to_right", "right_to_left"),
+    )
+    max_rounds: int = switch(
+        100000,
+        "passes through the stock before a game is stopped as capped (solver: the longest line searched)",
+        lo=1,
+        hi=2**31 - 1,
+    )
     strategy: str = switch(
         "forced",
         "forced: the automaton (every move made as cascade and direction say; a repeated stock loses); "
         "solver: free play, a search over every choice of moves for a win",
         choices=("forced", "solver"),
     )
-    max_nodes: int = switch(solver.MAX_NODES_DEFAULT, "solver: stocks the search may store before it answers unknown",
-                            lo=1, hi=solver.MAX_NODES_HI)
+    max_nodes: int = switch(
+        solver.MAX_NODES_DEFAULT,
+        "solver: stocks the search may store before it answers unknown",
+        lo=1,
+        hi=solver.MAX_NODES_HI,
+    )
 
     def __post_init__(self) -> None:
         if self.direction == "any" and self.strategy != "solver":
-            raise RuleError("switch 'direction': value 'any' needs strategy: solver; "
-                            "with strategy: forced, allowed: leftmost, rightmost")
+            raise RuleError(
+                "switch 'direction': value 'any' needs strategy: solver; "
+                "with strategy: forced, allowed: leftmost, rightmost"
+            )
 
 
 PRESETS: dict[str, dict] = {
@@ -100,8 +120,11 @@ PRESETS: dict[str, dict] = {
 }
 PRESET_SOURCES: dict[str, str] = {  # each preset, and the source it is named for
     "clarke": "Clarke 2009 (arXiv:0907.1955): the rules as he states them; 54.55% +/- 0.89%",
-    'masten': "Masten's figure of 8.67% (quoted by BVS Solitaire, and as 8.6692% by Blake and Gent 2024): equal cards cascade, the gather from pile 1 bottom up",
-    'pysolfc': "PySolFC's Perpetual Motion: masten, but four of a rank on one pile are discarded",
+    "masten": (
+        "Masten's 8.67% (quoted by BVS Solitaire; 8.6692% by Blake and Gent 2024): equal cards cascade, "
+        "the gather from pile 1 bottom up"
+    ),
+    "pysolfc": "PySolFC's Perpetual Motion: masten, but four of a rank on one pile are discarded",
 }
 
 _HIST0 = 1024  # initial capacity of the phase's stock history (grows by doubling)
@@ -136,7 +159,7 @@ def _build_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                 if q is not None:
                     cascade[rightmost, pat] = p * 4 + q
                     break
-            for p in ([2, 1, 0] if rightmost else [1, 2, 3]):
+            for p in [2, 1, 0] if rightmost else [1, 2, 3]:
                 q = next((q for q in _targets(p, bool(rightmost)) if _equal(pat, p, q)), None)
                 if q is not None:
                     snap_moves[rightmost, pat, snap_count[rightmost, pat]] = p * 4 + q
@@ -218,8 +241,18 @@ _PATTERN16, _LAND = _build_round_tables(_DEST)
 _WORDS = 7  # the stock is 56 bytes (52 ranks, zero padded) viewed as seven 64-bit words
 
 
-_K = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93,
-               0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53, 0x94D049BB133111EB], dtype=np.uint64)
+_K = np.array(
+    [
+        0x9E3779B97F4A7C15,
+        0xC2B2AE3D27D4EB4F,
+        0x165667B19E3779F9,
+        0xD6E8FEB86659FD93,
+        0xFF51AFD7ED558CCD,
+        0xC4CEB9FE1A85EC53,
+        0x94D049BB133111EB,
+    ],
+    dtype=np.uint64,
+)
 
 
 @nb.njit(cache=True, inline="always")
@@ -280,8 +313,14 @@ def _pattern(t):
     b = t[1]
     c = t[2]
     d = t[3]
-    return (np.int64(a == b) | (np.int64(a == c) << 1) | (np.int64(a == d) << 2)
-            | (np.int64(b == c) << 3) | (np.int64(b == d) << 4) | (np.int64(c == d) << 5))
+    return (
+        np.int64(a == b)
+        | (np.int64(a == c) << 1)
+        | (np.int64(a == d) << 2)
+        | (np.int64(b == c) << 3)
+        | (np.int64(b == d) << 4)
+        | (np.int64(c == d) << 5)
+    )
 
 
 @nb.njit(cache=True, inline="always")
@@ -316,9 +355,27 @@ def _move(piles, h, t, src, dst, run_unit):
 
 
 @nb.njit(cache=True)
-def _play_batch(decks, pile_four, cascade, run_unit, rightmost, gather, right_to_left, max_rounds,
-                cascade_table, snap_moves, snap_count, pattern16, land, grow,
-                out_outcome, out_rounds, out_moves, out_left, out_cycle):
+def _play_batch(
+    decks,
+    pile_four,
+    cascade,
+    run_unit,
+    rightmost,
+    gather,
+    right_to_left,
+    max_rounds,
+    cascade_table,
+    snap_moves,
+    snap_count,
+    pattern16,
+    land,
+    grow,
+    out_outcome,
+    out_rounds,
+    out_moves,
+    out_left,
+    out_cycle,
+):
     ndeals = decks.shape[0]
     # piles[p, _B] is a sentinel (16 + p) that matches no rank and no other pile; the cards sit above it,
     # so the top is always piles[p, _B + h[p]], empty or not.
@@ -428,9 +485,13 @@ def _play_batch(decks, pile_four, cascade, run_unit, rightmost, gather, right_to
                     e = np.uint64(land[base])
                     flat[(e & np.uint64(255)) + ((hh >> (e >> np.uint64(8))) & np.uint64(255))] = x & np.uint32(255)
                     e = np.uint64(land[base + np.uint64(1)])
-                    flat[(e & np.uint64(255)) + ((hh >> (e >> np.uint64(8))) & np.uint64(255))] = (x >> np.uint32(8)) & np.uint32(255)
+                    flat[(e & np.uint64(255)) + ((hh >> (e >> np.uint64(8))) & np.uint64(255))] = (
+                        x >> np.uint32(8)
+                    ) & np.uint32(255)
                     e = np.uint64(land[base + np.uint64(2)])
-                    flat[(e & np.uint64(255)) + ((hh >> (e >> np.uint64(8))) & np.uint64(255))] = (x >> np.uint32(16)) & np.uint32(255)
+                    flat[(e & np.uint64(255)) + ((hh >> (e >> np.uint64(8))) & np.uint64(255))] = (
+                        x >> np.uint32(16)
+                    ) & np.uint32(255)
                     e = np.uint64(land[base + np.uint64(3)])
                     flat[(e & np.uint64(255)) + ((hh >> (e >> np.uint64(8))) & np.uint64(255))] = x >> np.uint32(24)
                     hh += grow[row]
@@ -523,8 +584,11 @@ EXTRA_COLUMNS = (
     Column("nodes", "int64", "solver: start-of-pass stocks the search expanded (0 under forced)"),
     Column("seconds", "float64", "solver: search time for the deal (not reproducible: depends on the machine)"),
     Column("rounds_optimal", "bool", "solver: true when the search proved no solution has fewer passes"),
-    Column("solution", "string", "solver: the winning line in the notation of engine/reference/perpetual_motion.py; "
-           "empty unless won"),
+    Column(
+        "solution",
+        "string",
+        "solver: the winning line in the notation of engine/reference/perpetual_motion.py; empty unless won",
+    ),
 )
 
 
@@ -542,13 +606,26 @@ def _play_forced(decks: np.ndarray, rules: PerpetualMotionRules, out: dict[str, 
         GATHERS.index(rules.gather),
         rules.deal_direction == "right_to_left",
         int(rules.max_rounds),
-        _CASCADE, _SNAP_MOVES, _SNAP_COUNT, _PATTERN16, _LAND, _GROW,
-        out["outcome"], out["rounds"], out["moves"], out["cards_left"], out["cycle_length"],
+        _CASCADE,
+        _SNAP_MOVES,
+        _SNAP_COUNT,
+        _PATTERN16,
+        _LAND,
+        _GROW,
+        out["outcome"],
+        out["rounds"],
+        out["moves"],
+        out["cards_left"],
+        out["cycle_length"],
     )
 
 
-def solve_one(deal: np.ndarray, rules: PerpetualMotionRules, ws: solver.Workspace | None = None,
-              forced: tuple[int, int, int] | None = None) -> solver.Solved:
+def solve_one(
+    deal: np.ndarray,
+    rules: PerpetualMotionRules,
+    ws: solver.Workspace | None = None,
+    forced: tuple[int, int, int] | None = None,
+) -> solver.Solved:
     """Free play on one deal: the solver's verdict, every win replayed by the reference (SolverError if refused).
 
     ``forced``: (won, rounds, cards_left) of the forced automaton on the same deal and switches, when the caller
@@ -569,8 +646,10 @@ def solve_one(deal: np.ndarray, rules: PerpetualMotionRules, ws: solver.Workspac
                 if line is not None and reference.check_solution(cards, rules, line) is not None:
                     line = None
             else:  # a free line by construction (solver docstring); recorded only if the search needs it
+
                 def line() -> str | None:
                     return reference.forced_solution(cards, _forced_rules(rules))
+
     result = solver.solve(deal, rules, ws, forced, line)
     if result.code == WON:
         why = reference.check_solution(cards, rules, result.solution)
@@ -592,8 +671,11 @@ def play_batch(decks: np.ndarray, rules: PerpetualMotionRules) -> dict[str, np.n
         _play_forced(decks, rules, forced)
     ws = solver.Workspace()
     for g in range(decks.shape[0]):
-        f = None if forced is None else (int(forced["outcome"][g]) == WON, int(forced["rounds"][g]),
-                                         int(forced["cards_left"][g]))
+        f = (
+            None
+            if forced is None
+            else (int(forced["outcome"][g]) == WON, int(forced["rounds"][g]), int(forced["cards_left"][g]))
+        )
         r = solve_one(decks[g], rules, ws, f)
         out["outcome"][g] = r.code
         out["rounds"][g] = r.rounds
@@ -617,18 +699,32 @@ def play_one(deal: np.ndarray, rules: PerpetualMotionRules, trace: bool = False)
         row = dict(result.row, nodes=0, seconds=0.0, rounds_optimal=False, solution="")
         return PlayResult(row=row, trace=result.trace)
     r = solve_one(np.asarray(deal, dtype=np.uint8), rules)
-    row = {"outcome": OUTCOMES[r.code], "won": r.code == WON, "rounds": r.rounds, "moves": r.moves,
-           "cards_left": r.cards_left, "cycle_length": 0, "nodes": r.nodes, "seconds": r.seconds,
-           "rounds_optimal": r.rounds_optimal, "solution": r.solution}
+    row = {
+        "outcome": OUTCOMES[r.code],
+        "won": r.code == WON,
+        "rounds": r.rounds,
+        "moves": r.moves,
+        "cards_left": r.cards_left,
+        "cycle_length": 0,
+        "nodes": r.nodes,
+        "seconds": r.seconds,
+        "rounds_optimal": r.rounds_optimal,
+        "solution": r.solution,
+    }
     lines: list[str] = []
     if trace:
         if r.code == WON:
             lines += reference.solution_trace([int(c) for c in deal], rules, r.solution)
             lines.append(f"solution: {r.solution}")
-        verdict = {WON: "won", UNSOLVABLE: "unsolvable (every line of play searched)",
-                   UNKNOWN: "unknown (max_nodes or max_rounds reached)"}[r.code]
+        verdict = {
+            WON: "won",
+            UNSOLVABLE: "unsolvable (every line of play searched)",
+            UNKNOWN: "unknown (max_nodes or max_rounds reached)",
+        }[r.code]
         proof = ", fewest passes proven" if r.rounds_optimal else ""
-        lines.append(f"{verdict}: {r.rounds} passes, {r.moves} moves{proof}; {r.nodes} stocks expanded, {r.seconds:.3f} s")
+        lines.append(
+            f"{verdict}: {r.rounds} passes, {r.moves} moves{proof}; {r.nodes} stocks expanded, {r.seconds:.3f} s"
+        )
     return PlayResult(row=row, trace=lines)
 
 

@@ -16,7 +16,13 @@ from dataclasses import dataclass
 
 from engine.games.bakers_game import MAX_NODES_HI
 from engine.games.eight_off import EMPTY_DOC, PREFILLED_DOC, SEQUENCE_DOC, check_prefilled, dealt_cells_game
-from engine.games.open_family import schedule_switch, DISK_POSITIONS_DOC, DISK_POSITIONS_HI, MAX_SECONDS_DOC, MAX_SECONDS_HI
+from engine.games.open_family import (
+    DISK_POSITIONS_DOC,
+    DISK_POSITIONS_HI,
+    MAX_SECONDS_DOC,
+    MAX_SECONDS_HI,
+    schedule_switch,
+)
 from engine.rules import switch
 
 COLUMNS = 10
@@ -28,7 +34,9 @@ class SeahavenTowersRules:
     prefilled_cells: int = switch(2, PREFILLED_DOC, lo=0, hi=8)
     empty_column: str = switch("kings", EMPTY_DOC, choices=("kings", "any", "none"))
     sequence_move: str = switch("limited", SEQUENCE_DOC, choices=("limited", "unlimited"))
-    max_nodes: int = switch(2_000_000, "positions the solver may store before it answers unknown", lo=1, hi=MAX_NODES_HI)
+    max_nodes: int = switch(
+        2_000_000, "positions the solver may store before it answers unknown", lo=1, hi=MAX_NODES_HI
+    )
     max_seconds: int = switch(0, MAX_SECONDS_DOC, lo=0, hi=MAX_SECONDS_HI)
     disk_positions: int = switch(0, DISK_POSITIONS_DOC, lo=0, hi=DISK_POSITIONS_HI)
     schedule: str = schedule_switch()
@@ -40,8 +48,8 @@ class SeahavenTowersRules:
 # relaxed: PySolFC's Relaxed Seahaven Towers (any run moves as one unit)
 PRESETS: dict[str, dict] = {"standard": {}, "relaxed": {"sequence_move": "unlimited"}}
 PRESET_SOURCES: dict[str, str] = {  # each preset, and the source it is named for
-    'standard': "Seahaven Towers as Solvitaire plays it (Blake and Gent; Masten, with Don Woods's solver, agrees)",
-    'relaxed': "PySolFC's Relaxed Seahaven Towers: any run moves as one unit",
+    "standard": "Seahaven Towers as Solvitaire plays it (Blake and Gent; Masten, with Don Woods's solver, agrees)",
+    "relaxed": "PySolFC's Relaxed Seahaven Towers: any run moves as one unit",
 }
 
 

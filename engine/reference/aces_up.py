@@ -243,8 +243,9 @@ class Table:
         if self.won():
             return []
         moves: list[tuple] = [("discard", j) for j in self.discards() if self.why_not_discard(j) is None]
-        moves += [("fill", j, e) for j in range(NPILES) for e in self.spaces()
-                  if j != e and self.why_not_fill(j, e) is None]
+        moves += [
+            ("fill", j, e) for j in range(NPILES) for e in self.spaces() if j != e and self.why_not_fill(j, e) is None
+        ]
         if self.why_not_deal() is None:
             moves.append(("deal",))
         return moves
@@ -368,12 +369,16 @@ def trace_lines(events: Sequence[Event], deal: Sequence[int]) -> list[str]:
                 show()
             for j, c in enumerate(d["cards"]):
                 piles[j].append(c)
-            lines.append(f"deal {d['number']}: " + " ".join(f"P{j + 1}:{format_card(c)}" for j, c in enumerate(d["cards"])))
+            lines.append(
+                f"deal {d['number']}: " + " ".join(f"P{j + 1}:{format_card(c)}" for j, c in enumerate(d["cards"]))
+            )
             pending = True
         elif e.kind == "discard":
             piles[d["pile"]].pop()
-            lines.append(f"  discard {format_card(d['card'])} from P{d['pile'] + 1} "
-                         f"({format_card(d['by'])} on P{d['by_pile'] + 1} is higher)")
+            lines.append(
+                f"  discard {format_card(d['card'])} from P{d['pile'] + 1} "
+                f"({format_card(d['by'])} on P{d['by_pile'] + 1} is higher)"
+            )
         elif e.kind == "fill":
             piles[d["source"]].pop()
             piles[d["target"]].append(d["card"])

@@ -302,8 +302,10 @@ def trace_lines(result: Outcome) -> list[str]:
         elif e.kind == "play":
             i = d["foundation"]
             foundations[i].append(d["card"])
-            lines.append(f"    play {format_card(d['card'])} from C{d['column'] + 1} to F{i + 1} "
-                         f"(F{i + 1}: {format_cards(foundations[i])})")
+            lines.append(
+                f"    play {format_card(d['card'])} from C{d['column'] + 1} to F{i + 1} "
+                f"(F{i + 1}: {format_cards(foundations[i])})"
+            )
         elif e.kind == "gather":
             lines.append(f"  gather ({d['order']}): {len(d['stock'])} cards")
         elif e.kind == "k":
@@ -336,7 +338,9 @@ def play_targets(card: int, j: int, foundations: Sequence[Sequence[int]], rules:
     return [j] if foundation_takes(foundations[j], card, rules) else []
 
 
-def legal_plays(columns: Sequence[Sequence[int]], foundations: Sequence[Sequence[int]], rules: Any) -> list[tuple[int, int]]:
+def legal_plays(
+    columns: Sequence[Sequence[int]], foundations: Sequence[Sequence[int]], rules: Any
+) -> list[tuple[int, int]]:
     """Every legal free play as (column, foundation)."""
     return [(j, i) for j in range(4) if columns[j] for i in play_targets(columns[j][-1], j, foundations, rules)]
 
@@ -402,8 +406,9 @@ def _free_play(t: Table, card: int, target: int | None) -> str | None:
     return None
 
 
-def replay_solution(deal: Sequence[int], rules: Any, text: str, record: bool = False,
-                    foundations: Sequence[Sequence[int]] | None = None) -> tuple[Table, int, str | None]:
+def replay_solution(
+    deal: Sequence[int], rules: Any, text: str, record: bool = False, foundations: Sequence[Sequence[int]] | None = None
+) -> tuple[Table, int, str | None]:
     """Play a solution text from the deal (or from the stock ``deal`` with ``foundations`` already built)
     under free play: (the table, passes played, why refused or None)."""
     t = Table(deal, rules, record)
@@ -447,7 +452,9 @@ def check_solution(deal: Sequence[int], rules: Any, text: str) -> str | None:
     return replay_solution([int(c) for c in deal], rules, text)[2]
 
 
-def check_solution_from(stock: Sequence[int], foundations: Sequence[Sequence[int]], rules: Any, text: str) -> str | None:
+def check_solution_from(
+    stock: Sequence[int], foundations: Sequence[Sequence[int]], rules: Any, text: str
+) -> str | None:
     """check_solution from a start-of-pass position: the stock, and the foundations card by card."""
     return replay_solution([int(c) for c in stock], rules, text, foundations=foundations)[2]
 
@@ -494,8 +501,9 @@ def _pass_ends(stock: tuple, foundations: tuple, rules: Any) -> tuple[set, bool]
     return ends, False
 
 
-def exhaustive_search(stock: Sequence[int], foundations: Sequence[Sequence[int]], rules: Any,
-                      max_positions: int | None = None) -> tuple[str, int]:
+def exhaustive_search(
+    stock: Sequence[int], foundations: Sequence[Sequence[int]], rules: Any, max_positions: int | None = None
+) -> tuple[str, int]:
     """Deliberately plain breadth-first search by passes over start-of-pass positions (stock, foundations
     card by card), no pruning beyond exact duplicates.  Returns (won, least passes), (unsolvable, passes
     searched) or (unknown, passes searched) when more than ``max_positions`` positions would be stored."""

@@ -229,8 +229,9 @@ def parse_solution(text: str) -> list[tuple[int, int, int]]:
     return plays
 
 
-def replay(deal: Sequence[int], rules: Any, aces_start: bool, text: str,
-           record: bool = False) -> tuple[str | None, Table]:
+def replay(
+    deal: Sequence[int], rules: Any, aces_start: bool, text: str, record: bool = False
+) -> tuple[str | None, Table]:
     """Replay solution text from the deal under free play: (None if every play is legal and the game won, else
     why not; the table as it ended)."""
     t = Table(deal, rules, aces_start, record)
@@ -298,9 +299,11 @@ def trace_lines(events: list[Event], piles: int) -> list[str]:
             flush()
             i = d["foundation"]
             foundations[i].append(d["card"])
-            lines.append(f"    play {format_card(d['card'])} from P{d['pile'] + 1} to F{i + 1} "
-                         f"(F{i + 1} up to {format_card(foundations[i][-1])}, {len(foundations[i])} cards)"
-                         f"  [{format_play(d['dealt'], d['card'], i)}]")
+            lines.append(
+                f"    play {format_card(d['card'])} from P{d['pile'] + 1} to F{i + 1} "
+                f"(F{i + 1} up to {format_card(foundations[i][-1])}, {len(foundations[i])} cards)"
+                f"  [{format_play(d['dealt'], d['card'], i)}]"
+            )
         elif e.kind in (WON, BLOCKED):
             flush()
             left = NCARDS - sum(len(f) for f in foundations)

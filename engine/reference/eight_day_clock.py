@@ -301,8 +301,9 @@ def play(deal: Sequence[int], rules: Any, record: bool = False) -> Outcome:
             continue
         c.put_under(p)
         c.log("place", card=aside, pile=p)
-        origin = {"placed_pile": p + 1, "after_last_taken": c.last + 1, "first_open": 0,
-                  "after_placed_pile": p + 1}[rules.after_discard]
+        origin = {"placed_pile": p + 1, "after_last_taken": c.last + 1, "first_open": 0, "after_placed_pile": p + 1}[
+            rules.after_discard
+        ]
 
 
 def trace_lines(result: Outcome) -> list[str]:
@@ -329,9 +330,12 @@ def trace_lines(result: Outcome) -> list[str]:
         elif e.kind == WON:
             lines.append(f"won: three discards, {d['moves']} moves, {d['rounds']} times round the clock")
         elif e.kind == CYCLE:
-            lines.append(f"cycle: the state after move {d['moves']} repeats the state after move {d['first']} "
-                         f"({d['discards']} discards)")
+            lines.append(
+                f"cycle: the state after move {d['moves']} repeats the state after move {d['first']} "
+                f"({d['discards']} discards)"
+            )
         elif e.kind == BLOCKED:
-            lines.append(f"blocked after move {d['moves']}: no pile is open and the clock is not full "
-                         f"({d['discards']} discards)")
+            lines.append(
+                f"blocked after move {d['moves']}: no pile is open and the clock is not full ({d['discards']} discards)"
+            )
     return lines

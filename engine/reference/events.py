@@ -22,6 +22,7 @@ class Event:
 
 def play_one_by(reference: ModuleType) -> Callable[[np.ndarray, Any, bool], Any]:
     """A game's ``play_one`` from its reference module's ``play(deal, rules, record)`` and ``trace_lines``."""
+
     def play_one(deal: np.ndarray, rules: Any, trace: bool = False) -> PlayResult:
         """One deal by the readable reference, with its trace in card text when asked."""
         result = reference.play([int(c) for c in deal], rules, record=trace)

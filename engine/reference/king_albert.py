@@ -186,7 +186,7 @@ def moved_cards(layout: Layout, move: Move) -> list[int] | str:
         col = layout.columns[move.source_index]
         if move.count > len(col):
             return f"column {move.source_index + 1} holds only {len(col)} cards"
-        return col[len(col) - move.count:]
+        return col[len(col) - move.count :]
     if move.count != 1:
         return "one card at a time leaves a reserve slot or a foundation"
     if move.source == "reserve":
@@ -243,8 +243,8 @@ def apply_move(layout: Layout, move: Move) -> None:
     """Carry out a move already known to be legal."""
     if move.source == "column":
         col = layout.columns[move.source_index]
-        cards = col[len(col) - move.count:]
-        del col[len(col) - move.count:]
+        cards = col[len(col) - move.count :]
+        del col[len(col) - move.count :]
     elif move.source == "reserve":
         cards = [layout.reserve[move.source_index]]
         layout.reserve[move.source_index] = None
@@ -283,8 +283,9 @@ def legal_moves(layout: Layout, rules: Rules) -> Iterator[Move]:
     for src, si, n in sources:
         head = moved_cards(layout, Move(src, si, n, "foundation"))[0]
         # the targets worth asking about: the foundation, columns whose top card takes the head, empty columns
-        targets = [("foundation", -1)] + [("column", i) for i, col in enumerate(layout.columns)
-                                          if not col or builds_on(head, col[-1])]
+        targets = [("foundation", -1)] + [
+            ("column", i) for i, col in enumerate(layout.columns) if not col or builds_on(head, col[-1])
+        ]
         for tgt, ti in targets:
             move = Move(src, si, n, tgt, ti)
             if illegal_reason(layout, move, rules) is None:
@@ -359,7 +360,9 @@ def describe(layout: Layout, move: Move) -> str:
 
 def layout_lines(layout: Layout) -> list[str]:
     """The layout as text: foundations, reserve, then the columns side by side (deepest card first)."""
-    fnd = [f"{SUITS[s]}:" + (format_card(foundation_top(layout, s)) if layout.foundations[s] else "--") for s in range(4)]
+    fnd = [
+        f"{SUITS[s]}:" + (format_card(foundation_top(layout, s)) if layout.foundations[s] else "--") for s in range(4)
+    ]
     lines = ["foundations " + " ".join(fnd)]
     lines.append("reserve " + " ".join(format_card(c) if c is not None else ".." for c in layout.reserve))
     lines.append(" ".join(f"{i + 1:>3}" for i in range(len(layout.columns))))

@@ -242,7 +242,7 @@ def illegal_reason(layout: Layout, move: Move, rules: Rules) -> str | None:
         col = layout.columns[move.source_index]
         if move.count > len(col):
             return f"column {move.source_index + 1} holds only {len(col)} cards"
-        cards = col[len(col) - move.count:]
+        cards = col[len(col) - move.count :]
         if not is_run(cards, layout, rules):
             return "the cards moved are not a run"
     elif move.source == "cell":
@@ -285,8 +285,8 @@ def apply_move(layout: Layout, move: Move) -> None:
     """Carry out a move already known to be legal."""
     if move.source == "column":
         col = layout.columns[move.source_index]
-        cards = col[len(col) - move.count:]
-        del col[len(col) - move.count:]
+        cards = col[len(col) - move.count :]
+        del col[len(col) - move.count :]
     else:
         cards = [layout.cells[move.source_index]]
         layout.cells[move.source_index] = None
@@ -394,7 +394,7 @@ def describe(layout: Layout, move: Move) -> str:
     solution notation)."""
     if move.source == "column":
         col = layout.columns[move.source_index]
-        cards = col[len(col) - move.count:]
+        cards = col[len(col) - move.count :]
         where = f"from column {move.source_index + 1}"
     else:
         cards = [layout.cells[move.source_index]]

@@ -278,7 +278,9 @@ def trace_lines(result: Outcome) -> list[str]:
         elif e.kind == "won":
             lines.append(f"won in pass {d['rounds']}")
         elif e.kind == "cycle":
-            lines.append(f"cycle: the stock repeats the stock of pass {d['first_pass']} (cycle of {d['length']} passes)")
+            lines.append(
+                f"cycle: the stock repeats the stock of pass {d['first_pass']} (cycle of {d['length']} passes)"
+            )
         elif e.kind == "capped":
             lines.append(f"capped after {d['rounds']} passes")
     return lines
@@ -294,7 +296,7 @@ def trace_lines(result: Outcome) -> list[str]:
 # docstring repeats it word for word, and a test holds the two equal).
 
 _DOC = __doc__ or ""  # empty under python -OO, which drops docstrings
-FREE_PLAY_RULES = _DOC[_DOC.find("Free play (strategy: solver)."):_DOC.find("\n\nThe free-play functions") + 1]
+FREE_PLAY_RULES = _DOC[_DOC.find("Free play (strategy: solver).") : _DOC.find("\n\nThe free-play functions") + 1]
 
 
 def free_targets(rules: Any, p: int) -> list[int]:
@@ -387,27 +389,41 @@ def replay(deal: Sequence[int], rules: Any, text: str, record: bool = False) -> 
             t.log("pass", number=k, stock=list(t.stock))
         nrounds = len(t.stock) // 4
         if len(rounds) > nrounds:
-            return Replay(f"pass {k} lists {len(rounds)} rounds but deals only {nrounds}", k, t.moves, t.cards_left(), t.events)
+            return Replay(
+                f"pass {k} lists {len(rounds)} rounds but deals only {nrounds}", k, t.moves, t.cards_left(), t.events
+            )
         for j in range(nrounds):
             _deal_and_discard(t)
             for s, d in rounds[j] if j < len(rounds) else []:
                 if t.cards_left() == 0:
                     return Replay(f"pass {k}, round {j + 1}: a move after the game was won", k, t.moves, 0, t.events)
                 if (s, d) not in free_moves(t):
-                    why = (f"pass {k}, round {j + 1}: move {s + 1}{d + 1} is illegal "
-                           f"(tops {' '.join('-' if t.top_rank(p) is None else '%d' % (t.top_rank(p) + 1) for p in range(4))}, "
-                           f"direction {rules.direction})")
+                    tops = " ".join("-" if t.top_rank(p) is None else str(t.top_rank(p) + 1) for p in range(4))
+                    why = (
+                        f"pass {k}, round {j + 1}: move {s + 1}{d + 1} is illegal "
+                        f"(tops {tops}, direction {rules.direction})"
+                    )
                     return Replay(why, k, t.moves, t.cards_left(), t.events)
                 t.move(s, d)
             if t.cards_left() == 0:
                 if k != len(passes) or j + 1 < len(rounds):
-                    return Replay(f"pass {k}, round {j + 1}: the game is won here, but the solution goes on",
-                                  k, t.moves, 0, t.events)
+                    return Replay(
+                        f"pass {k}, round {j + 1}: the game is won here, but the solution goes on",
+                        k,
+                        t.moves,
+                        0,
+                        t.events,
+                    )
                 t.log("won", rounds=k)
                 return Replay(None, k, t.moves, 0, t.events)
         t.gather()
-    return Replay(f"the solution ends after pass {len(passes)} with {t.cards_left()} cards left",
-                  len(passes), t.moves, t.cards_left(), t.events)
+    return Replay(
+        f"the solution ends after pass {len(passes)} with {t.cards_left()} cards left",
+        len(passes),
+        t.moves,
+        t.cards_left(),
+        t.events,
+    )
 
 
 def check_solution(deal: Sequence[int], rules: Any, text: str) -> str | None:
