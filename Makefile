@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 STUDY  ?= configs/perpetual_motion.yaml
 
-.PHONY: test run bench lint format docs docs-serve venv clean
+.PHONY: test run bench coverage lint format docs docs-serve venv clean
 
 venv: $(STAMP)
 
@@ -30,6 +30,11 @@ lint: $(STAMP)
 format: $(STAMP)
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
+
+# Line coverage of engine/ and pipeline/ over the whole suite (numba-compiled bodies are not traced: their
+# readable references and the Python around them are).
+coverage: $(STAMP)
+	$(PY) -m pytest -q -n auto --dist loadfile --cov=engine --cov=pipeline --cov-report=term:skip-covered
 
 bench: $(STAMP)
 	$(PY) scripts/bench_engine.py

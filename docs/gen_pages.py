@@ -173,35 +173,33 @@ def ours_text(row: dict[str, Any]) -> str:
     return text
 
 
-def results_table(rows: list[dict[str, Any]], *, with_game: bool) -> str:
-    head = [
-        "figure",
-        "deals",
-        "ours (Wilson 95%)",
-        "published",
-        "verdict",
-        "study, and the command that reproduces it",
-        "cost (measured)",
-    ]
-    if with_game:
-        head.insert(0, "game")
-    lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
+def figures_table(rows: list[dict[str, Any]]) -> str:
+    """The figures, two tables: what was found (ours beside the published), then how to reproduce each and its cost."""
+    found = ["| figure | deals | ours (Wilson 95%) | published | verdict |", "| --- | --- | --- | --- | --- |"]
+    how = ["| figure | the command that reproduces it | cost (measured) |", "| --- | --- | --- |"]
     for r in rows:
         source = f"{r['published']} ({r['source']})" if r.get("source") else r["published"]
         seed = f", seed {r['seed']}" if r.get("seed") is not None else ""
-        cols = [
-            r["figure"],
-            f"{int(r['deals']):,}{seed}",
-            ours_text(r),
-            source,
-            r.get("verdict", ""),
-            f"`{r['command']}`",
-            r.get("cost", "not measured"),
-        ]
-        if with_game:
-            cols.insert(0, f"[{get_game(r['game']).title}](games/{r['game']}.md)")
-        lines.append("| " + " | ".join(cell(c) for c in cols) + " |")
-    return "\n".join(lines) + "\n"
+        cols = [r["figure"], f"{int(r['deals']):,}{seed}", ours_text(r), source, r.get("verdict", "")]
+        found.append("| " + " | ".join(cell(c) for c in cols) + " |")
+        how.append(f"| {cell(r['figure'])} | `{cell(r['command'])}` | {cell(r.get('cost', 'not measured'))} |")
+    return "\n".join(found) + "\n\n" + "\n".join(how) + "\n"
+
+
+def results_by_game(rows: list[dict[str, Any]]) -> str:
+    """Every figure, one section per game (in the registry's order), each linking to the game's page."""
+    md = []
+    for name in game_names():
+        mine = [r for r in rows if r["game"] == name]
+        if mine:
+            md += [
+                f"### {get_game(name).title}",
+                "",
+                f"The game's rules and switches: [its page](games/{name}.md).",
+                "",
+                figures_table(mine),
+            ]
+    return "\n".join(md)
 
 
 # --- games ------------------------------------------------------------------------------------------------------
@@ -297,7 +295,7 @@ def game_page(name: str, rows: list[dict[str, Any]]) -> str:
         md += [
             "Measured figures only; how each was measured is on the [Results](../results.md) page.",
             "",
-            results_table(mine, with_game=False),
+            figures_table(mine),
         ]
     else:
         md += ["No figure of this game has been measured against a published one yet.", ""]
@@ -580,5 +578,5 @@ add_games_to_nav()
 
 fill("studies.md", studies_parts())
 fill("commands.md", {"command-summary": command_summary(), "commands": commands_part()})
-fill("results.md", {"results-table": results_table(ROWS, with_game=True)})
+fill("results.md", {"results-table": results_by_game(ROWS)})
 fix_root_links()
