@@ -62,8 +62,10 @@ def main() -> None:
             best = min(best, time.process_time() - t)
         wins = int((out["outcome"] == 0).sum())
         lo, hi = wilson(wins, args.deals)
-        print(f"{preset:<11} {args.deals / best:>10,.0f}  {wins / args.deals:>8.4f}  [{lo:.4f}, {hi:.4f}]  "
-              f"{out['rounds'].mean():>6.2f}  {PUBLISHED.get(preset, '-')}")
+        print(
+            f"{preset:<11} {args.deals / best:>10,.0f}  {wins / args.deals:>8.4f}  [{lo:.4f}, {hi:.4f}]  "
+            f"{out['rounds'].mean():>6.2f}  {PUBLISHED.get(preset, '-')}"
+        )
 
 
 if __name__ == "__main__":

@@ -33,7 +33,8 @@ Every `won` is replayed by the independent checker inside play_batch; "solve" se
 solver's own (the per-deal `seconds` column), "wall" adds the replay and Python overhead.
 
     .venv/bin/python scripts/bench_solver.py [--table 1000] [--penguin 1000] [--bakers 2000] [--seed 2024]
-    .venv/bin/python scripts/bench_solver.py --table 1000 --table-rows "freecell cells=2" --penguin 0 --freecell 0 --skip-11982
+    .venv/bin/python scripts/bench_solver.py --table 1000 --table-rows "freecell cells=2" \
+        --penguin 0 --freecell 0 --skip-11982
 """
 
 from __future__ import annotations
@@ -100,9 +101,11 @@ def summary(name: str, out: dict, wall: float) -> str:
     uns = int((out["outcome"] == UNSOLVABLE).sum())
     unk = int((out["outcome"] == UNKNOWN).sum())
     lo, hi = wilson(won, n)
-    return (f"{name}: {n} deals, won {won} ({won / n:.4%}, Wilson 95% {lo:.4%}..{hi:.4%}), unsolvable {uns}, "
-            f"unknown {unk} ({unk / n:.2%}); solve {out['seconds'].sum():.2f} s, wall {wall:.2f} s, "
-            f"nodes mean {out['nodes'].mean():.0f} max {out['nodes'].max()}")
+    return (
+        f"{name}: {n} deals, won {won} ({won / n:.4%}, Wilson 95% {lo:.4%}..{hi:.4%}), unsolvable {uns}, "
+        f"unknown {unk} ({unk / n:.2%}); solve {out['seconds'].sum():.2f} s, wall {wall:.2f} s, "
+        f"nodes mean {out['nodes'].mean():.0f} max {out['nodes'].max()}"
+    )
 
 
 def table_row(game: str, overrides: dict, deals: int, seed: int, start: int = 0) -> dict:
@@ -118,10 +121,16 @@ def table_row(game: str, overrides: dict, deals: int, seed: int, start: int = 0)
     out = g.play_batch(decks, rules)
     cpu = time.process_time() - cpu0
     oc = out["outcome"]
-    return {"deals": deals, "won": int((oc == WON).sum()), "unsolvable": int((oc == UNSOLVABLE).sum()),
-            "unknown": int((oc == UNKNOWN).sum()), "cpu": cpu, "slowest": float(out["seconds"].max()),
-            "unknown_at": (start + np.flatnonzero(oc == UNKNOWN)).tolist(),
-            "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+    return {
+        "deals": deals,
+        "won": int((oc == WON).sum()),
+        "unsolvable": int((oc == UNSOLVABLE).sum()),
+        "unknown": int((oc == UNKNOWN).sum()),
+        "cpu": cpu,
+        "slowest": float(out["seconds"].max()),
+        "unknown_at": (start + np.flatnonzero(oc == UNKNOWN)).tolist(),
+        "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
 
 
 def _row_rules(row: str):
@@ -148,8 +157,11 @@ def sweep_section(row: str, indices: list[int], seed: int) -> None:
     for index in indices:
         cpu0 = time.process_time()
         r = g.play_one(seeded_deals(g.deck, seed, index, 1)[0], rules, False).row
-        print(f"  deal {index}: {r['outcome']}, {r['nodes']:,} expansions, {time.process_time() - cpu0:.1f} CPU s, "
-              f"peak {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024:,} MiB", flush=True)
+        print(
+            f"  deal {index}: {r['outcome']}, {r['nodes']:,} expansions, {time.process_time() - cpu0:.1f} CPU s, "
+            f"peak {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024:,} MiB",
+            flush=True,
+        )
 
 
 class _TempFiles:
@@ -190,13 +202,15 @@ class _TempFiles:
 SAVE_EVERY = 600  # CPU seconds between --disk-checkpoint's saves
 
 
-def disk_sweep_section(row: str, indices: list[int], seed: int, positions: int, checkpoint: str = "",
-                       threads: int = 1) -> None:
+def disk_sweep_section(
+    row: str, indices: list[int], seed: int, positions: int, checkpoint: str = "", threads: int = 1
+) -> None:
     """The sweep with its levels on disk (engine/disk_sweep.py) alone on chosen seeded deals of one table row:
     a line every minute of CPU and at every level of at least 5 x 10^6 positions (CPU and wall seconds, the layer's
     u + |S| and level, its positions, expanded and stored so far, rows written to disk, temporary files now,
     peak memory), within a level a line a minute of wall time at most (the sweep's heartbeat), then the verdict
-    with the most temporary files held; a win's line is replayed by the reference checker here.  With ``checkpoint`` (a directory) each deal's files are kept in CHECKPOINT/deal-I, a
+    with the most temporary files held; a win's line is replayed by the reference checker here.  With
+    ``checkpoint`` (a directory) each deal's files are kept in CHECKPOINT/deal-I, a
     checkpoint is saved there every SAVE_EVERY CPU seconds, and an interrupt (Ctrl-C, SIGTERM or SIGUSR1) pauses
     the sweep at its level's end, saving one; the same command again goes on from the last (after a pause, or a
     kill), its CPU seconds counted from the first start (bench.json beside it, as of that checkpoint).  With
@@ -206,14 +220,15 @@ def disk_sweep_section(row: str, indices: list[int], seed: int, positions: int, 
     import signal
 
     from engine.games.open_family import reference_moves
-    from engine.search.solver import deal_position, frees_levels, sweep_params
     from engine.search.disk_sweep import disk_sweep
+    from engine.search.solver import deal_position, frees_levels, sweep_params
 
     g, mod, rules = _row_rules(row)
     srules = mod.SOLVER.solver_rules(rules)
     print(f"the sweep on disk alone, row {row!r}, seed {seed}, up to {positions:,} positions", flush=True)
     asked = [False]
     if checkpoint:
+
         def ask(signum: int, frame: object) -> None:
             if not asked[0]:
                 print(f"  signal {signum}: pausing at this level's end", flush=True)
@@ -243,25 +258,37 @@ def disk_sweep_section(row: str, indices: list[int], seed: int, positions: int, 
             now = time.process_time()
             if now - last[0] >= 60 or n >= 5_000_000:
                 last[0], beat[0] = now, time.perf_counter()
-                print(f"  {now - cpu0:7.0f} CPU-s {time.perf_counter() - wall0:7.0f} s  u+|S| {layer >> 52:3d} "
-                      f"level {depth:3d}: {n:>11,}  expanded "
-                      f"{nodes:>13,}  stored {stored:>13,}  written {written:>13,}  files {files.now >> 20:,} MiB"
-                      f"  peak {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024:,} MiB", flush=True)
+                print(
+                    f"  {now - cpu0:7.0f} CPU-s {time.perf_counter() - wall0:7.0f} s  u+|S| {layer >> 52:3d} "
+                    f"level {depth:3d}: {n:>11,}  expanded "
+                    f"{nodes:>13,}  stored {stored:>13,}  written {written:>13,}  files {files.now >> 20:,} MiB"
+                    f"  peak {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024:,} MiB",
+                    flush=True,
+                )
 
         def heartbeat(layer: int, level: int, what: str, done: int, of: int) -> None:
             """Within a level, a line a minute of wall time at most since the last line (a level can take many)."""
             if time.perf_counter() - beat[0] >= 60:
                 beat[0] = time.perf_counter()
                 unit = " bucket groups" if what == "deduplicating" else " positions"
-                print(f"  {time.process_time() - cpu0:7.0f} CPU-s {beat[0] - wall0:7.0f} s  u+|S| {layer >> 52:3d} "
-                      f"level {level:3d}: {what}, {done:,} of {of:,}{unit}", flush=True)
+                print(
+                    f"  {time.process_time() - cpu0:7.0f} CPU-s {beat[0] - wall0:7.0f} s  u+|S| {layer >> 52:3d} "
+                    f"level {level:3d}: {what}, {done:,} of {of:,}{unit}",
+                    flush=True,
+                )
 
         saved = [time.process_time()]
 
         def record() -> None:  # the seconds and files so far, beside the checkpoint
             with open(os.path.join(where, "bench.json"), "w") as f:
-                json.dump({"cpu": time.process_time() - cpu0, "wall": time.perf_counter() - wall0,
-                           "files": max(files.most, before["files"])}, f)
+                json.dump(
+                    {
+                        "cpu": time.process_time() - cpu0,
+                        "wall": time.perf_counter() - wall0,
+                        "files": max(files.most, before["files"]),
+                    },
+                    f,
+                )
 
         def save() -> bool:  # a checkpoint every SAVE_EVERY CPU seconds: a kill loses at most that
             if time.process_time() - saved[0] < SAVE_EVERY:
@@ -270,16 +297,29 @@ def disk_sweep_section(row: str, indices: list[int], seed: int, positions: int, 
             record()
             return True
 
-        r = disk_sweep(st, rel, sweep_params(srules), frees_levels(srules), positions, progress=progress,
-                       checkpoint=where, pause=(lambda: asked[0]) if where else None, save=save if where else None,
-                       threads=threads, heartbeat=heartbeat)
+        r = disk_sweep(
+            st,
+            rel,
+            sweep_params(srules),
+            frees_levels(srules),
+            positions,
+            progress=progress,
+            checkpoint=where,
+            pause=(lambda: asked[0]) if where else None,
+            save=save if where else None,
+            threads=threads,
+            heartbeat=heartbeat,
+        )
         files.stop()
         most = max(files.most, before["files"])
         if where:
             if r.paused:
                 record()
-                print(f"  deal {index}: paused at {r.stored:,} stored, {time.process_time() - cpu0:.0f} CPU s; "
-                      f"its state is in {where}: the same command resumes it", flush=True)
+                print(
+                    f"  deal {index}: paused at {r.stored:,} stored, {time.process_time() - cpu0:.0f} CPU s; "
+                    f"its state is in {where}: the same command resumes it",
+                    flush=True,
+                )
                 continue
             if os.path.exists(os.path.join(where, "bench.json")):
                 os.unlink(os.path.join(where, "bench.json"))
@@ -287,12 +327,16 @@ def disk_sweep_section(row: str, indices: list[int], seed: int, positions: int, 
         if r.outcome == WON:
             ref_rules = mod.SOLVER.reference_rules(rules)
             why = reference.check_solution(deal, ref_rules, reference_moves(deal, ref_rules, r.codes))
-            verdict += f", line of {len(r.codes)} moves " + ("replayed by the checker" if why is None else
-                                                              f"REJECTED by the checker: {why}")
-        print(f"  deal {index}: {verdict}, {r.nodes:,} expanded, {r.stored:,} stored, largest level "
-              f"{r.peak_level:,}, {r.written:,} rows written, temporary files at most {most >> 20:,} MiB, "
-              f"{time.process_time() - cpu0:.0f} CPU s, {time.perf_counter() - wall0:.0f} s of wall time, peak "
-              f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024:,} MiB", flush=True)
+            verdict += f", line of {len(r.codes)} moves " + (
+                "replayed by the checker" if why is None else f"REJECTED by the checker: {why}"
+            )
+        print(
+            f"  deal {index}: {verdict}, {r.nodes:,} expanded, {r.stored:,} stored, largest level "
+            f"{r.peak_level:,}, {r.written:,} rows written, temporary files at most {most >> 20:,} MiB, "
+            f"{time.process_time() - cpu0:.0f} CPU s, {time.perf_counter() - wall0:.0f} s of wall time, peak "
+            f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024:,} MiB",
+            flush=True,
+        )
 
 
 def sweep_trace(row: str, index: int, seed: int, step: int, room: float = 0.0) -> None:
@@ -307,8 +351,21 @@ def sweep_trace(row: str, index: int, seed: int, step: int, room: float = 0.0) -
 
     from engine.search import sweep as sweep_module
     from engine.search.control import (
-        CTL_SIZE, C_DONE, C_DONE_HERE, C_HSIZE, C_LAYER, C_NODES, C_NREC, C_OUTCOME, C_QEND, C_QLEV, C_QPREV, C_QTAIL,
-        C_TOTAL, ORDER_SWEEP, RUNNING,
+        C_DONE,
+        C_DONE_HERE,
+        C_HSIZE,
+        C_LAYER,
+        C_NODES,
+        C_NREC,
+        C_OUTCOME,
+        C_QEND,
+        C_QLEV,
+        C_QPREV,
+        C_QTAIL,
+        C_TOTAL,
+        CTL_SIZE,
+        ORDER_SWEEP,
+        RUNNING,
     )
     from engine.search.positions import P_MAXNODES
     from engine.search.solver import advance_search, begin_search, deal_position, sweep_params, warm_up
@@ -328,23 +385,33 @@ def sweep_trace(row: str, index: int, seed: int, step: int, room: float = 0.0) -
     cpu0 = time.process_time()
     ws.reserve(rules.max_nodes)
     begin_search(st, rel, params, ws, ORDER_SWEEP, ctl)
-    print(f"the sweep alone, row {row!r}, seed {seed} deal {index}, room {sweep_room(rules.max_nodes):,} live",
-          flush=True)
-    print(f"{'expansions':>12} {'stored':>12} {'live':>11} {'heap':>11} {'level d-1':>10} {'level d':>10} "
-          f"{'level d+1':>10} {'freeable':>10} {'on disk':>11} {'u+|S|':>5} {'cpu s':>6}", flush=True)
+    print(
+        f"the sweep alone, row {row!r}, seed {seed} deal {index}, room {sweep_room(rules.max_nodes):,} live", flush=True
+    )
+    print(
+        f"{'expansions':>12} {'stored':>12} {'live':>11} {'heap':>11} {'level d-1':>10} {'level d':>10} "
+        f"{'level d+1':>10} {'freeable':>10} {'on disk':>11} {'u+|S|':>5} {'cpu s':>6}",
+        flush=True,
+    )
     while ctl[C_OUTCOME] == RUNNING:
         advance_search(rel, params, ws, ctl, int(ctl[C_NODES]) + step)
         c = [int(x) for x in ctl]
-        print(f"{c[C_NODES]:>12,} {c[C_TOTAL]:>12,} {c[C_NREC]:>11,} {c[C_HSIZE]:>11,} "
-              f"{c[C_QLEV] - c[C_QPREV]:>10,} {c[C_QEND] - c[C_QLEV]:>10,} "
-              f"{c[C_QTAIL] - c[C_QEND]:>10,} {c[C_DONE] - c[C_DONE_HERE]:>10,} "
-              f"{ws.runs.waiting():>11,} "
-              f"{max(c[C_LAYER], 0) >> 52:>5} {time.process_time() - cpu0:6.0f}", flush=True)
+        print(
+            f"{c[C_NODES]:>12,} {c[C_TOTAL]:>12,} {c[C_NREC]:>11,} {c[C_HSIZE]:>11,} "
+            f"{c[C_QLEV] - c[C_QPREV]:>10,} {c[C_QEND] - c[C_QLEV]:>10,} "
+            f"{c[C_QTAIL] - c[C_QEND]:>10,} {c[C_DONE] - c[C_DONE_HERE]:>10,} "
+            f"{ws.runs.waiting():>11,} "
+            f"{max(c[C_LAYER], 0) >> 52:>5} {time.process_time() - cpu0:6.0f}",
+            flush=True,
+        )
     runs = ws.runs
     ws.close_spill()
     verdict = {WON: "won", UNSOLVABLE: "unsolvable"}.get(int(ctl[C_OUTCOME]), "unknown")
-    print(f"  {verdict}; {runs.spills} runs written to disk, {runs.written:,} positions out, {runs.taken:,} read "
-          f"back; peak {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024:,} MiB", flush=True)
+    print(
+        f"  {verdict}; {runs.spills} runs written to disk, {runs.written:,} positions out, {runs.taken:,} read "
+        f"back; peak {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024:,} MiB",
+        flush=True,
+    )
 
 
 def table_section(deals: int, seed: int, only: list[str], start: int = 0) -> None:
@@ -358,12 +425,25 @@ def table_section(deals: int, seed: int, only: list[str], start: int = 0) -> Non
     from engine.registry import game_names
 
     known = set(game_names())
-    cpu_name = next((ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo") if ln.startswith("model name")),
-                    platform.processor()) if os.path.exists("/proc/cpuinfo") else platform.processor()
-    print(f"open solitaires, {deals} seeded deals per row (seed {seed}, from deal {start}), defaults unless named; one core ({cpu_name}); "
-          f"load {os.getloadavg()[0]:.1f}", flush=True)
-    print(f"{'row':<22} {'won':>6} {'unsolv':>6} {'unknown':>7} {'cpu s/deal':>10} {'Solvitaire':>10} {'target':>8} "
-          f"{'slowest s':>9} {'peak MiB':>8}", flush=True)
+    cpu_name = (
+        next(
+            (ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo") if ln.startswith("model name")),
+            platform.processor(),
+        )
+        if os.path.exists("/proc/cpuinfo")
+        else platform.processor()
+    )
+    print(
+        f"open solitaires, {deals} seeded deals per row (seed {seed}, from deal {start}), defaults unless named; "
+        f"one core ({cpu_name}); "
+        f"load {os.getloadavg()[0]:.1f}",
+        flush=True,
+    )
+    print(
+        f"{'row':<22} {'won':>6} {'unsolv':>6} {'unknown':>7} {'cpu s/deal':>10} {'Solvitaire':>10} {'target':>8} "
+        f"{'slowest s':>9} {'peak MiB':>8}",
+        flush=True,
+    )
     for name, game, over, theirs, _ in TABLE_ROWS:
         if only and name not in only:
             continue
@@ -383,9 +463,11 @@ def table_section(deals: int, seed: int, only: list[str], start: int = 0) -> Non
         per = r["cpu"] / r["deals"]
         th = f"{theirs:10.3f}" if theirs else f"{'-':>10}"
         tg = f"{theirs / 5:8.4f}" if theirs else f"{'-':>8}"
-        print(f"{name:<22} {r['won']:>6} {r['unsolvable']:>6} {r['unknown']:>7} {per:10.4f} {th} {tg} "
-              f"{r['slowest']:9.2f} {r['rss_mib']:8.0f}" + (f"  unknown at {r['unknown_at']}" if r["unknown"] else ""),
-              flush=True)
+        print(
+            f"{name:<22} {r['won']:>6} {r['unsolvable']:>6} {r['unknown']:>7} {per:10.4f} {th} {tg} "
+            f"{r['slowest']:9.2f} {r['rss_mib']:8.0f}" + (f"  unknown at {r['unknown_at']}" if r["unknown"] else ""),
+            flush=True,
+        )
 
 
 def amazons_section(deals: int, seed: int, presets: list[str], progress: int = 100) -> None:
@@ -413,25 +495,36 @@ def amazons_section(deals: int, seed: int, presets: list[str], progress: int = 1
             if i + 1 == 1000:
                 cpu_at_1000 = time.process_time() - cpu0
             if (i + 1) % progress == 0 and i + 1 < deals:
-                print(f"  ... {preset}: {i + 1} deals, won {sum(o == WON for o, _, _ in rows)}, cpu "
-                      f"{time.process_time() - cpu0:.1f} s, passes "
-                      f"{sorted(collections.Counter(r for o, r, _ in rows if o == WON).items())}, not won "
-                      f"{[k for k, (o, _, _) in enumerate(rows) if o != WON]}", flush=True)
+                print(
+                    f"  ... {preset}: {i + 1} deals, won {sum(o == WON for o, _, _ in rows)}, cpu "
+                    f"{time.process_time() - cpu0:.1f} s, passes "
+                    f"{sorted(collections.Counter(r for o, r, _ in rows if o == WON).items())}, not won "
+                    f"{[k for k, (o, _, _) in enumerate(rows) if o != WON]}",
+                    flush=True,
+                )
         cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
         won = sum(o == WON for o, _, _ in rows)
         uns = sum(o == UNSOLVABLE for o, _, _ in rows)
         unk = sum(o == UNKNOWN for o, _, _ in rows)
         lo, hi = wilson(won, deals)
         passes = sorted(collections.Counter(r for o, r, _ in rows if o == WON).items())
-        print(f"amazons {preset} solver, seed {seed}: {deals} deals, won {won} ({won / deals:.4%}, Wilson 95% "
-              f"{lo:.4%}..{hi:.4%}), unsolvable {uns}, unknown {unk}; cpu {cpu:.1f} s ({1000 * cpu / deals:.1f} s "
-              f"per 1,000 deals), wall {wall:.1f} s" + (f"; first 1,000 deals: cpu {cpu_at_1000:.1f} s"
-                                                        if cpu_at_1000 is not None else ""), flush=True)
-        print(f"  minimum passes of the won deals: {passes}; nodes mean {np.mean([n for _, _, n in rows]):.0f} "
-              f"max {max(n for _, _, n in rows)}", flush=True)
+        print(
+            f"amazons {preset} solver, seed {seed}: {deals} deals, won {won} ({won / deals:.4%}, Wilson 95% "
+            f"{lo:.4%}..{hi:.4%}), unsolvable {uns}, unknown {unk}; cpu {cpu:.1f} s ({1000 * cpu / deals:.1f} s "
+            f"per 1,000 deals), wall {wall:.1f} s"
+            + (f"; first 1,000 deals: cpu {cpu_at_1000:.1f} s" if cpu_at_1000 is not None else ""),
+            flush=True,
+        )
+        print(
+            f"  minimum passes of the won deals: {passes}; nodes mean {np.mean([n for _, _, n in rows]):.0f} "
+            f"max {max(n for _, _, n in rows)}",
+            flush=True,
+        )
         print(f"  deal indices not won: {[i for i, (o, _, _) in enumerate(rows) if o != WON]}", flush=True)
-    print(f"  peak resident memory of this process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB",
-          flush=True)
+    print(
+        f"  peak resident memory of this process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB",
+        flush=True,
+    )
 
 
 def perpetual_motion_section(deals: int, seed: int, presets: list[str]) -> None:
@@ -460,23 +553,33 @@ def perpetual_motion_section(deals: int, seed: int, presets: list[str]) -> None:
             unk = int((out["outcome"] == UNKNOWN).sum())
             lo, hi = wilson(k, deals)
             name = f"{preset}" + ("" if direction == "preset" else " direction=any")
-            print(f"perpetual_motion {name} solver, seed {seed}: {deals} deals, won {k} ({k / deals:.4%}, Wilson 95% "
-                  f"{lo:.4%}..{hi:.4%}), unsolvable {uns}, unknown {unk} ({unk / deals:.2%}); cpu {cpu:.1f} s "
-                  f"({1000 * cpu / deals:.1f} s per 1,000 deals), search {out['seconds'].sum():.1f} s, wall {wall:.1f} s",
-                  flush=True)
+            print(
+                f"perpetual_motion {name} solver, seed {seed}: {deals} deals, won {k} ({k / deals:.4%}, Wilson 95% "
+                f"{lo:.4%}..{hi:.4%}), unsolvable {uns}, unknown {unk} ({unk / deals:.2%}); cpu {cpu:.1f} s "
+                f"({1000 * cpu / deals:.1f} s per 1,000 deals), search {out['seconds'].sum():.1f} s, wall {wall:.1f} s",
+                flush=True,
+            )
             passes = sorted(collections.Counter(out["rounds"][won].tolist()).items())
-            print(f"  passes found: mean {out['rounds'][won].mean():.2f}, distribution {passes}; rounds_optimal proven "
-                  f"{int(out['rounds_optimal'].sum())}; nodes mean {out['nodes'].mean():.0f} max {out['nodes'].max()}; "
-                  f"slowest deal {out['seconds'].max():.2f} s", flush=True)
+            print(
+                f"  passes found: mean {out['rounds'][won].mean():.2f}, distribution {passes}; rounds_optimal proven "
+                f"{int(out['rounds_optimal'].sum())}; nodes mean {out['nodes'].mean():.0f} max {out['nodes'].max()}; "
+                f"slowest deal {out['seconds'].max():.2f} s",
+                flush=True,
+            )
             if direction == "preset":
                 forced = pm.play_batch(decks, pm.GAME.rules(preset))
                 fw = forced["outcome"] == WON
                 worse = int((fw & (~won | (out["rounds"] > forced["rounds"]))).sum())
-                print(f"  forced: won {int(fw.sum())}, mean passes {forced['rounds'][fw].mean():.1f}; deals where the "
-                      f"solver does worse than forced: {worse}", flush=True)
+                print(
+                    f"  forced: won {int(fw.sum())}, mean passes {forced['rounds'][fw].mean():.1f}; deals where the "
+                    f"solver does worse than forced: {worse}",
+                    flush=True,
+                )
             print(f"  deal indices not won: {np.flatnonzero(~won).tolist()}", flush=True)
-    print(f"  peak resident memory of this process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB",
-          flush=True)
+    print(
+        f"  peak resident memory of this process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB",
+        flush=True,
+    )
 
 
 def perpetual_motion_budget(preset: str, max_nodes: int) -> None:
@@ -493,9 +596,13 @@ def perpetual_motion_budget(preset: str, max_nodes: int) -> None:
     solver.GUIDE_WEIGHTS = (-64, -1, 0)
     t0 = time.perf_counter()
     f = solver.search(deal % 13, rules, ws, False, 1_000_000, max_nodes)
-    print(f"perpetual_motion {preset}: one guided search, max_nodes {max_nodes}: code {f.code}, {f.nodes} stocks expanded, "
-          f"{time.perf_counter() - t0:.1f} s, table of {ws.recs.shape[0]} records; peak resident memory "
-          f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB", flush=True)
+    print(
+        f"perpetual_motion {preset}: one guided search, max_nodes {max_nodes}: code {f.code}, "
+        f"{f.nodes} stocks expanded, "
+        f"{time.perf_counter() - t0:.1f} s, table of {ws.recs.shape[0]} records; peak resident memory "
+        f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB",
+        flush=True,
+    )
 
 
 def main() -> None:
@@ -505,14 +612,22 @@ def main() -> None:
     ap.add_argument("--freecell", type=int, default=1000, help="Microsoft deals 1..N")
     ap.add_argument("--bakers", type=int, default=0, help="Baker's Game deals per cell count 3..6 (0: skip)")
     ap.add_argument("--skip-11982", action="store_true")
-    ap.add_argument("--confirm", type=int, default=0,
-                    help="confirm up to N of Penguin's unsolvable verdicts by the plain-Python exhaustive search "
-                    "(no safe moves; minutes per deal)")
+    ap.add_argument(
+        "--confirm",
+        type=int,
+        default=0,
+        help="confirm up to N of Penguin's unsolvable verdicts by the plain-Python exhaustive search "
+        "(no safe moves; minutes per deal)",
+    )
     ap.add_argument("--amazons", type=int, default=0, help="Amazons deals per preset under strategy: solver (0: skip)")
     ap.add_argument("--amazons-presets", default="dick,pysolfc,one_in_ten")
     ap.add_argument("--amazons-seed", type=int, default=2009)
-    ap.add_argument("--perpetual-motion", type=int, default=0,
-                    help="Perpetual Motion deals per variant under strategy: solver (0: skip)")
+    ap.add_argument(
+        "--perpetual-motion",
+        type=int,
+        default=0,
+        help="Perpetual Motion deals per variant under strategy: solver (0: skip)",
+    )
     ap.add_argument("--pm-presets", default="clarke,masten,pysolfc")
     ap.add_argument("--pm-seed", type=int, default=2009)
     ap.add_argument("--pm-budget", type=int, default=0, help="one Perpetual Motion search filled to this max_nodes")
@@ -521,35 +636,74 @@ def main() -> None:
     ap.add_argument("--table-start", type=int, default=0, help="the table's first deal (index within the seed)")
     ap.add_argument("--table-rows", default="", help="comma-separated row names (default: every row)")
     ap.add_argument("--row", default="", help=argparse.SUPPRESS)  # a child of --table: one row, printed as JSON
-    ap.add_argument("--sweep", default="", help="ROW:I,J,...: the sweep alone on deals I, J of a table row "
-                    "(seed --table-seed), e.g. 'freecell columns=6:220,269'")
-    ap.add_argument("--sweep-trace", default="", help="ROW:I[:STEP[:ROOM]]: where the sweep's room goes on deal I "
-                    "of a table row, every STEP expansions (default 10^6; ROOM: SWEEP_LIVE), "
-                    "e.g. 'freecell columns=6:2478:2000000'")
-    ap.add_argument("--sweep-total", type=float, default=0.0, help="SWEEP_TOTAL for --sweep and --sweep-trace "
-                    "(the positions the sweep may store in all, as a multiple of max_nodes)")
-    ap.add_argument("--disk-sweep", default="", help="ROW:I,J,...: the sweep with its levels on disk alone on deals "
-                    "I, J of a table row, e.g. 'freecell columns=6:3499'")
+    ap.add_argument(
+        "--sweep",
+        default="",
+        help="ROW:I,J,...: the sweep alone on deals I, J of a table row "
+        "(seed --table-seed), e.g. 'freecell columns=6:220,269'",
+    )
+    ap.add_argument(
+        "--sweep-trace",
+        default="",
+        help="ROW:I[:STEP[:ROOM]]: where the sweep's room goes on deal I "
+        "of a table row, every STEP expansions (default 10^6; ROOM: SWEEP_LIVE), "
+        "e.g. 'freecell columns=6:2478:2000000'",
+    )
+    ap.add_argument(
+        "--sweep-total",
+        type=float,
+        default=0.0,
+        help="SWEEP_TOTAL for --sweep and --sweep-trace "
+        "(the positions the sweep may store in all, as a multiple of max_nodes)",
+    )
+    ap.add_argument(
+        "--disk-sweep",
+        default="",
+        help="ROW:I,J,...: the sweep with its levels on disk alone on deals "
+        "I, J of a table row, e.g. 'freecell columns=6:3499'",
+    )
     ap.add_argument("--disk-positions", type=float, default=3e9, help="positions --disk-sweep may store")
-    ap.add_argument("--disk-checkpoint", default="", help="DIR: --disk-sweep keeps each deal's files in DIR/deal-I, "
-                    "saves a checkpoint there every 10 CPU-minutes and when paused (Ctrl-C, SIGTERM or SIGUSR1), "
-                    "and goes on from the last one when run again")
-    ap.add_argument("--disk-threads", type=int, default=1, help="threads sharing --disk-sweep's expansions (the "
-                    "same search for any count)")
+    ap.add_argument(
+        "--disk-checkpoint",
+        default="",
+        help="DIR: --disk-sweep keeps each deal's files in DIR/deal-I, "
+        "saves a checkpoint there every 10 CPU-minutes and when paused (Ctrl-C, SIGTERM or SIGUSR1), "
+        "and goes on from the last one when run again",
+    )
+    ap.add_argument(
+        "--disk-threads",
+        type=int,
+        default=1,
+        help="threads sharing --disk-sweep's expansions (the same search for any count)",
+    )
     args = ap.parse_args()
 
     if args.disk_sweep:
         row, _, indices = args.disk_sweep.rpartition(":")
-        disk_sweep_section(row, [int(i) for i in indices.split(",")], args.table_seed, int(args.disk_positions),
-                           args.disk_checkpoint, args.disk_threads)
+        disk_sweep_section(
+            row,
+            [int(i) for i in indices.split(",")],
+            args.table_seed,
+            int(args.disk_positions),
+            args.disk_checkpoint,
+            args.disk_threads,
+        )
         return
     if args.sweep_total:
         from engine.search import solver as open_solver
-        open_solver.SWEEP_TOTAL = int(args.sweep_total) if args.sweep_total == int(args.sweep_total) else args.sweep_total
+
+        open_solver.SWEEP_TOTAL = (
+            int(args.sweep_total) if args.sweep_total == int(args.sweep_total) else args.sweep_total
+        )
     if args.sweep_trace:
         row, *rest = args.sweep_trace.split(":")
-        sweep_trace(row, int(rest[0]), args.table_seed, int(rest[1]) if len(rest) > 1 else 1_000_000,
-                    float(rest[2]) if len(rest) > 2 else 0.0)
+        sweep_trace(
+            row,
+            int(rest[0]),
+            args.table_seed,
+            int(rest[1]) if len(rest) > 1 else 1_000_000,
+            float(rest[2]) if len(rest) > 2 else 0.0,
+        )
         return
     if args.sweep:
         row, _, indices = args.sweep.rpartition(":")
@@ -558,6 +712,7 @@ def main() -> None:
 
     if args.row:
         import json
+
         game, over, deals, seed, start = json.loads(args.row)
         print(json.dumps(table_row(game, over, deals, seed, start)), flush=True)
         return
@@ -579,8 +734,13 @@ def main() -> None:
         for i in unsolvable[: args.confirm]:
             rules = reference.Rules("penguin", "suit", 7, True, "unlimited", "beak_minus_one")
             t0 = time.perf_counter()
-            verdict = reference.exhaustive_verdict(reference.deal_layout(list(decks[i]), rules), rules, 3_000_000, symmetric=True)
-            print(f"  index {i}: plain exhaustive search says winnable={verdict} ({time.perf_counter() - t0:.0f} s)", flush=True)
+            verdict = reference.exhaustive_verdict(
+                reference.deal_layout(list(decks[i]), rules), rules, 3_000_000, symmetric=True
+            )
+            print(
+                f"  index {i}: plain exhaustive search says winnable={verdict} ({time.perf_counter() - t0:.0f} s)",
+                flush=True,
+            )
     if args.freecell:
         decks = np.stack([microsoft_deal(n) for n in range(1, args.freecell + 1)])
         out, wall = run("freecell", decks)
@@ -589,8 +749,11 @@ def main() -> None:
         print(f"  not won: {bad}" if bad else "  all won, every solution replayed by the checker", flush=True)
     if not args.skip_11982:
         out, wall = run("freecell", microsoft_deal(11982)[None, :], {"max_nodes": 50_000_000})
-        print(f"freecell 11982: {('won', '', '', '', 'unsolvable', 'unknown')[int(out['outcome'][0])]} after "
-              f"{int(out['nodes'][0])} positions, {out['seconds'][0]:.2f} s", flush=True)
+        print(
+            f"freecell 11982: {('won', '', '', '', 'unsolvable', 'unknown')[int(out['outcome'][0])]} after "
+            f"{int(out['nodes'][0])} positions, {out['seconds'][0]:.2f} s",
+            flush=True,
+        )
     if args.bakers:
         decks = seeded_deals(DECK_52, args.seed, 0, args.bakers)
         for cells in (3, 4, 5, 6):

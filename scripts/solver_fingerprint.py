@@ -65,10 +65,15 @@ def main() -> None:
         out = g.play_batch(decks, rules)
         for i in range(decks.shape[0]):
             sol = str(out["solution"][i]) if "solution" in out else ""
-            row = {"row": name, "deal": args.start + i, "outcome": int(out["outcome"][i]),
-                   "nodes": int(out["nodes"][i]) if "nodes" in out else None,
-                   "moves": int(out["moves"][i]), "rounds": int(out["rounds"][i]),
-                   "solution": hashlib.sha256(sol.encode()).hexdigest()[:16]}
+            row = {
+                "row": name,
+                "deal": args.start + i,
+                "outcome": int(out["outcome"][i]),
+                "nodes": int(out["nodes"][i]) if "nodes" in out else None,
+                "moves": int(out["moves"][i]),
+                "rounds": int(out["rounds"][i]),
+                "solution": hashlib.sha256(sol.encode()).hexdigest()[:16],
+            }
             print(json.dumps(row), flush=True)
         print(f"{name}: done", file=sys.stderr, flush=True)
 
