@@ -479,18 +479,18 @@ def amazons_section(deals: int, seed: int, presets: list[str], progress: int = 1
     import collections
     import resource
 
-    from engine.games import amazons
+    from engine.games import amazons, amazons_solver
 
     for preset in presets:
         rules = amazons.GAME.rules(preset, {"strategy": "solver"})
         decks = seeded_deals(amazons.DECK_AMAZONS, seed, 0, deals)
-        amazons.solve_deal(decks[0], rules)  # compile / load the kernels outside the timing
-        ws = amazons.Workspace()
+        amazons_solver.solve_deal(decks[0], rules)  # compile / load the kernels outside the timing
+        ws = amazons_solver.Workspace()
         cpu0, wall0 = time.process_time(), time.perf_counter()
         rows = []
         cpu_at_1000 = None
         for i in range(deals):
-            s = amazons.solve_deal(decks[i], rules, ws)  # every win replayed by the reference inside
+            s = amazons_solver.solve_deal(decks[i], rules, ws)  # every win replayed by the reference inside
             rows.append((s.outcome, s.rounds, s.nodes))
             if i + 1 == 1000:
                 cpu_at_1000 = time.process_time() - cpu0

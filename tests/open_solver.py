@@ -2,11 +2,24 @@
 of engine/games/open_family.py, and the modules themselves (``osol.solver``) for monkeypatching a module's own
 global where that module reads it."""
 
-from engine.games import open_family
+from engine.games import open_family  # noqa: F401
 from engine.games.open_family import *  # noqa: F403
-from engine.search import (
-    best_first, control, depth_first, encoding, expansion, guide, lines, moves, open_table, positions, safe_moves,
-    schedule, solver, sweep, workspace,
+from engine.search import (  # noqa: F401
+    best_first,
+    control,
+    depth_first,
+    encoding,
+    expansion,
+    guide,
+    lines,
+    moves,
+    position_table,
+    positions,
+    safe_moves,
+    schedule,
+    solver,
+    sweep,
+    workspace,
 )
 from engine.search.best_first import *  # noqa: F403
 from engine.search.control import *  # noqa: F403
@@ -16,7 +29,7 @@ from engine.search.expansion import *  # noqa: F403
 from engine.search.guide import *  # noqa: F403
 from engine.search.lines import *  # noqa: F403
 from engine.search.moves import *  # noqa: F403
-from engine.search.open_table import *  # noqa: F403
+from engine.search.position_table import *  # noqa: F403
 from engine.search.positions import *  # noqa: F403
 from engine.search.safe_moves import *  # noqa: F403
 from engine.search.schedule import *  # noqa: F403

@@ -9,9 +9,10 @@ import random
 import numpy as np
 import pytest
 
-from engine.games.amazons import GAME, solve_deal, solve_position
 from engine.cards import DECK_AMAZONS, format_cards, parse_cards
 from engine.deals import seeded_deals
+from engine.games.amazons import GAME
+from engine.games.amazons_solver import solve_deal, solve_position
 from engine.outcomes import OUTCOMES, UNKNOWN, UNSOLVABLE, WON
 from engine.reference import amazons as reference
 from engine.reference.amazons import BUILD_ORDER
@@ -25,7 +26,7 @@ SOLVER_SWITCHES = {
     "gather": ("pile4_bottom_up", "pile1_bottom_up", "pile1_top_down", "pile4_top_down"),
     "skip_completed_columns": (True, False),
 }
-COMBINATIONS = [dict(zip(SOLVER_SWITCHES, v)) for v in itertools.product(*SOLVER_SWITCHES.values())]
+COMBINATIONS = [dict(zip(SOLVER_SWITCHES, v, strict=True)) for v in itertools.product(*SOLVER_SWITCHES.values())]
 COMBO_IDS = [",".join(f"{k}={v}" for k, v in c.items()) for c in COMBINATIONS]
 
 
@@ -44,15 +45,19 @@ def test_every_win_is_replayed_by_the_reference_and_a_corrupted_one_is_refused()
     out = GAME.play_batch(decks, rules)
     won = out["outcome"] == WON
     assert won.sum() >= 140  # not vacuous: nearly all are won (all 2,000 measured deals of this preset are)
-    for deal, text, rounds in zip(decks[won], out["solution"][won], out["rounds"][won]):
+    for deal, text, rounds in zip(decks[won], out["solution"][won], out["rounds"][won], strict=True):
         assert reference.check_solution([int(c) for c in deal], rules, text) is None
         assert text.count(" / ") + 1 == rounds
     assert out["rounds_optimal"][won].all() and (out["moves"][won] == 28).all() and (out["cards_left"][won] == 0).all()
     assert (out["solution"][~won] == "").all()
     # A corrupted solution: drop the last play, or swap two passes.
     deal, text = [int(c) for c in decks[won][0]], out["solution"][won][0]
-    assert reference.check_solution(deal, rules, text.rsplit(",", 1)[0] if "," in text.split(" / ")[-1]
-                                    else text.rsplit(" ", 1)[0]) is not None
+    assert (
+        reference.check_solution(
+            deal, rules, text.rsplit(",", 1)[0] if "," in text.split(" / ")[-1] else text.rsplit(" ", 1)[0]
+        )
+        is not None
+    )
     assert reference.check_solution(deal, rules, "- / " + text) is not None or text.startswith("-")
     assert "not on top" in reference.check_solution(deal, rules, "1:" + format_cards([deal[10]]))  # not dealt yet
     assert reference.check_solution(deal, rules, "garbage") is not None
@@ -64,7 +69,7 @@ def test_dick_wins_are_replayed_with_their_minimum_passes() -> None:
     rules = _solver(preset="dick")
     decks = seeded_deals(DECK_AMAZONS, 2009, 0, 9)[[4, 7, 8]]
     out = GAME.play_batch(decks, rules)
-    for deal, o, text, rounds in zip(decks, out["outcome"], out["solution"], out["rounds"]):
+    for deal, o, text, rounds in zip(decks, out["outcome"], out["solution"], out["rounds"], strict=True):
         assert o == WON
         assert reference.check_solution([int(c) for c in deal], rules, text) is None
         t, passes, why = reference.replay_solution([int(c) for c in deal], rules, text)
@@ -133,7 +138,7 @@ def _random_position(rng: random.Random, left: int) -> tuple[list[int], list[lis
         if 28 - sum(heights) == left:
             break
     suits = rng.sample(range(4), 4)
-    foundations = [[s * 13 + BUILD_ORDER[t] for t in range(h)] for s, h in zip(suits, heights)]
+    foundations = [[s * 13 + BUILD_ORDER[t] for t in range(h)] for s, h in zip(suits, heights, strict=True)]
     on = {c for f in foundations for c in f}
     stock = [s * 13 + r for s in range(4) for r in BUILD_ORDER if s * 13 + r not in on]
     rng.shuffle(stock)
@@ -177,7 +182,10 @@ def test_plain_search_agrees_on_full_deals() -> None:
         s = solve_deal(deal, rules)
         if s.nodes > 1000:
             continue
-        assert reference.exhaustive_search([int(c) for c in deal], [[], [], [], []], rules) == (OUTCOMES[s.outcome], s.rounds)
+        assert reference.exhaustive_search([int(c) for c in deal], [[], [], [], []], rules) == (
+            OUTCOMES[s.outcome],
+            s.rounds,
+        )
         done += 1
         if done == 6:
             break
@@ -203,7 +211,10 @@ def test_crossed_aces_need_many_greedy_passes_but_free_play_wins_in_one() -> Non
     out = GAME.play_batch(deal, _solver(preset="dick"))
     assert OUTCOMES[out["outcome"][0]] == "won" and out["rounds"][0] == 1 and out["rounds_optimal"][0]
     assert out["solution"][0].startswith("7:AS,AH,")
-    assert reference.exhaustive_search(parse_cards(CROSSED_ACES), [[], [], [], []], _solver(preset="dick")) == ("won", 1)
+    assert reference.exhaustive_search(parse_cards(CROSSED_ACES), [[], [], [], []], _solver(preset="dick")) == (
+        "won",
+        1,
+    )
 
 
 def test_rank_rows_win_in_one_pass_and_the_trace_shows_it() -> None:
@@ -221,8 +232,9 @@ def test_an_unwinnable_position_is_unsolvable_and_a_budget_makes_unknown() -> No
     # C1 gets nothing (skip_completed_columns), so rows go to C2 C3 C4: QD QH QC, then JD on C2.  Nothing can
     # play (QH wants C2, QC wants C3, JD wants C4, QD waits for JD).  The gather (C4, C3, C2 bottom up) makes
     # QC QH QD JD, dealt QC QH QD, JD on C2: again nothing; the gather gives back QD QH QC JD.  Unsolvable.
-    foundations = [parse_cards(t) for t in ("AS 7S 8S 9S TS JS QS", "AH 7H 8H 9H TH JH", "AC 7C 8C 9C TC JC",
-                                            "AD 7D 8D 9D TD")]
+    foundations = [
+        parse_cards(t) for t in ("AS 7S 8S 9S TS JS QS", "AH 7H 8H 9H TH JH", "AC 7C 8C 9C TC JC", "AD 7D 8D 9D TD")
+    ]
     stock = parse_cards("QD QH QC JD")
     s = solve_position(stock, foundations, _solver(preset="dick"))
     assert (s.outcome, s.rounds, s.cards_left, s.solution) == (UNSOLVABLE, 2, 4, "")

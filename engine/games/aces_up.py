@@ -69,10 +69,10 @@ import numpy as np
 from engine.cards import DECK_52
 from engine.deals import batch_of_deals, read_only_uint8
 from engine.outcomes import BLOCKED, OUTCOMES, UNKNOWN, UNSOLVABLE, WON, SolverError
-from engine.search.position_table import words_hash
 from engine.reference import aces_up as reference
 from engine.registry import Column, GameSpec, PlayResult, new_columns, uses_solver
 from engine.rules import RuleError, switch
+from engine.search.position_table import find_h, grown, must_grow, next_gen, put, words_hash
 
 NCARDS = 52
 MAX_NODES_DEFAULT = 2_000_000
@@ -81,28 +81,45 @@ MAX_NODES_HI = 50_000_000
 
 @dataclass(frozen=True)
 class AcesUpRules:
-    discards: str = switch("forced", "forced: while a discard is possible only discards are made; optional: any "
-                           "discard may be made or left (free play)", choices=("forced", "optional"))
-    fill: str = switch("compulsory", "compulsory: no deal while a space could be filled from a pile of two or more "
-                       "cards; optional: the player may deal with spaces left; immediate (discards: forced only): "
-                       "discards go in order P1..P4 and a space is filled as soon as it appears",
-                       choices=("compulsory", "optional", "immediate"))
+    discards: str = switch(
+        "forced",
+        "forced: while a discard is possible only discards are made; optional: any "
+        "discard may be made or left (free play)",
+        choices=("forced", "optional"),
+    )
+    fill: str = switch(
+        "compulsory",
+        "compulsory: no deal while a space could be filled from a pile of two or more "
+        "cards; optional: the player may deal with spaces left; immediate (discards: forced only): "
+        "discards go in order P1..P4 and a space is filled as soon as it appears",
+        choices=("compulsory", "optional", "immediate"),
+    )
     fill_from: str = switch("any", "which top cards may fill a space: any, or aces only", choices=("any", "aces"))
-    move_lone_card: bool = switch(False, "true: a pile's only card may fill a space (it matters: the next deal's "
-                                  "cards go to fixed piles)")
-    win: str = switch("four_aces", "four_aces: won when the 48 other cards are discarded; one_ace_per_pile "
-                      "(PySolFC): each pile holds exactly one card, an Ace", choices=("four_aces", "one_ace_per_pile"))
+    move_lone_card: bool = switch(
+        False, "true: a pile's only card may fill a space (it matters: the next deal's cards go to fixed piles)"
+    )
+    win: str = switch(
+        "four_aces",
+        "four_aces: won when the 48 other cards are discarded; one_ace_per_pile "
+        "(PySolFC): each pile holds exactly one card, an Ace",
+        choices=("four_aces", "one_ace_per_pile"),
+    )
     strategy: str = switch(
-        "greedy", "greedy: discard when possible, else fill a space (an Ace first, else a card uncovering a "
+        "greedy",
+        "greedy: discard when possible, else fill a space (an Ace first, else a card uncovering a "
         "discard, else the tallest pile), else deal; solver: exact search of free play, sees the stock",
-        choices=("greedy", "solver"))
-    max_nodes: int = switch(MAX_NODES_DEFAULT, "solver: positions the search may store before it answers unknown",
-                            lo=1, hi=MAX_NODES_HI)
+        choices=("greedy", "solver"),
+    )
+    max_nodes: int = switch(
+        MAX_NODES_DEFAULT, "solver: positions the search may store before it answers unknown", lo=1, hi=MAX_NODES_HI
+    )
 
     def __post_init__(self) -> None:
         if self.fill == "immediate" and self.discards != "forced":
-            raise RuleError("switch 'fill': value 'immediate' needs discards: forced (the game makes the discards "
-                            "in order); allowed with discards: optional: compulsory, optional")
+            raise RuleError(
+                "switch 'fill': value 'immediate' needs discards: forced (the game makes the discards "
+                "in order); allowed with discards: optional: compulsory, optional"
+            )
 
 
 PRESETS: dict[str, dict] = {
@@ -305,46 +322,6 @@ def _encode(piles, h, pos, kb):
 
 
 @nb.njit(cache=True)
-def _tt_probe(w, recs, slot_rec, slot_gen, gen):
-    """(the slot holding key w, True), or (the free slot where it would go, False).  Every word is compared."""
-    mask = slot_rec.shape[0] - 1
-    s = np.int64(words_hash(w, KEY_WORDS) & np.uint64(mask))
-    while slot_gen[s] == gen:
-        e = slot_rec[s]
-        same = True
-        for t in range(KEY_WORDS):
-            if recs[e, t] != w[t]:
-                same = False
-                break
-        if same:
-            return s, True
-        s = (s + 1) & mask
-    return s, False
-
-
-@nb.njit(cache=True)
-def _tt_grown_recs(recs, nrec):
-    bigger = np.zeros((2 * recs.shape[0], KEY_WORDS), dtype=np.uint64)
-    bigger[:nrec] = recs[:nrec]
-    return bigger
-
-
-@nb.njit(cache=True)
-def _tt_rehash(recs, nrec, size, gen):
-    """New slot arrays of ``size`` holding records 0..nrec-1 under generation gen."""
-    slot_rec = np.zeros(size, dtype=np.int32)
-    slot_gen = np.zeros(size, dtype=np.int32)
-    mask = size - 1
-    for e in range(nrec):
-        q = np.int64(words_hash(recs[e], KEY_WORDS) & np.uint64(mask))
-        while slot_gen[q] == gen:
-            q = (q + 1) & mask
-        slot_gen[q] = gen
-        slot_rec[q] = e
-    return slot_rec, slot_gen
-
-
-@nb.njit(cache=True)
 def _closure(piles, h, log, lp, immediate, aces_only):
     """Forced discards, P1..P4 first, until none is possible (or, under fill: immediate, a fill is due); each
     logged.  Returns (new log length, count)."""
@@ -444,8 +421,28 @@ def _gen_moves(piles, h, pos, n, forced, compulsory, aces_only, lone, immediate,
 
 
 @nb.njit(cache=True)
-def _solve(deal, forced, compulsory, aces_only, lone, one_per_pile, immediate, max_nodes, recs, slot_rec, slot_gen, gen,
-           P, H, POS, DISC, MOVES, NM, NXT, LP, log):
+def _solve(
+    deal,
+    forced,
+    compulsory,
+    aces_only,
+    lone,
+    one_per_pile,
+    immediate,
+    max_nodes,
+    recs,
+    table,
+    gen,
+    P,
+    H,
+    POS,
+    DISC,
+    MOVES,
+    NM,
+    NXT,
+    LP,
+    log,
+):
     """Depth-first search of free play from the deal (docs/solvers.md), on the stack arrays P..log (one
     row per level; ``log`` holds the line's move codes).
 
@@ -484,11 +481,8 @@ def _solve(deal, forced, compulsory, aces_only, lone, one_per_pile, immediate, m
         final_lp = lp
     else:
         _encode(P[0], H[0], POS[0], kb)
-        slot, found = _tt_probe(w, recs, slot_rec, slot_gen, gen)
-        slot_gen[slot] = gen
-        slot_rec[slot] = 0
-        for t in range(KEY_WORDS):
-            recs[0, t] = w[t]
+        slot, e, want = find_h(w, words_hash(w, KEY_WORDS), recs, table, gen, KEY_WORDS)
+        put(w, slot, want, recs, 0, table, KEY_WORDS)
         nrec = 1
         NM[0] = _gen_moves(P[0], H[0], POS[0], n, forced, compulsory, aces_only, lone, immediate, MOVES[0])
         NXT[0] = 0
@@ -564,21 +558,17 @@ def _solve(deal, forced, compulsory, aces_only, lone, one_per_pile, immediate, m
                 final_lp = lp
                 break
             _encode(pl, hh, pos, kb)
-            slot, found = _tt_probe(w, recs, slot_rec, slot_gen, gen)
-            if found:
+            h = words_hash(w, KEY_WORDS)
+            slot, e, want = find_h(w, h, recs, table, gen, KEY_WORDS)
+            if e >= 0:
                 continue
             if nrec >= max_nodes:
                 outcome = UNKNOWN
                 break
-            if nrec == recs.shape[0]:
-                recs = _tt_grown_recs(recs, nrec)
-            if 2 * (nrec + 1) > slot_rec.shape[0]:
-                slot_rec, slot_gen = _tt_rehash(recs, nrec, 2 * slot_rec.shape[0], gen)
-                slot, found = _tt_probe(w, recs, slot_rec, slot_gen, gen)
-            slot_gen[slot] = gen
-            slot_rec[slot] = nrec
-            for t in range(KEY_WORDS):
-                recs[nrec, t] = w[t]
+            if must_grow(recs, table, nrec):
+                recs, table = grown(recs, table, nrec, gen)
+                slot, e, want = find_h(w, h, recs, table, gen, KEY_WORDS)
+            put(w, slot, want, recs, nrec, table, KEY_WORDS)
             nrec += 1
             POS[d1] = pos
             DISC[d1] = disc
@@ -589,16 +579,16 @@ def _solve(deal, forced, compulsory, aces_only, lone, one_per_pile, immediate, m
     line = np.zeros(final_lp if outcome == WON else 0, dtype=np.int64)
     for i in range(line.shape[0]):
         line[i] = log[i]
-    return outcome, nrec, best, line, recs, slot_rec, slot_gen
+    return outcome, nrec, best, line, recs, table
 
 
 class Workspace:
-    """The transposition table, kept between deals (a generation stamp empties it in O(1))."""
+    """The transposition table (engine/search/position_table.py), kept between deals (a generation stamp
+    empties it in O(1))."""
 
     def __init__(self, capacity: int = 1 << 12, depth: int = 256) -> None:
         self.recs = np.zeros((capacity, KEY_WORDS), dtype=np.uint64)
-        self.slot_rec = np.zeros(4 * capacity, dtype=np.int32)
-        self.slot_gen = np.zeros(4 * capacity, dtype=np.int32)
+        self.table = np.zeros(4 * capacity, dtype=np.uint64)
         self.gen = 0
         self.stack(depth)
 
@@ -619,10 +609,7 @@ class Workspace:
         return self.P, self.H, self.POS, self.DISC, self.MOVES, self.NM, self.NXT, self.LP, self.log
 
     def next_gen(self) -> int:
-        self.gen += 1
-        if self.gen >= 2**31 - 1:
-            self.slot_gen[:] = 0
-            self.gen = 1
+        self.gen = next_gen(self.table, self.gen)
         return self.gen
 
 
@@ -662,8 +649,7 @@ def _warm_up() -> None:
     _WARM[0] = True
     ws = Workspace(16, 8)
     deal = read_only_uint8(np.array(DECK_52[:8]))
-    _solve(deal, True, True, False, False, False, False, 10, ws.recs, ws.slot_rec, ws.slot_gen, np.int32(ws.next_gen()),
-           *ws.arrays())
+    _solve(deal, True, True, False, False, False, False, 10, ws.recs, ws.table, np.int64(ws.next_gen()), *ws.arrays())
 
 
 def solve(deal: np.ndarray, rules: AcesUpRules, ws: Workspace | None = None) -> Solved:
@@ -676,10 +662,20 @@ def solve(deal: np.ndarray, rules: AcesUpRules, ws: Workspace | None = None) -> 
     t0 = time.perf_counter()
     while True:
         gen = ws.next_gen()
-        code, nodes, best, line, ws.recs, ws.slot_rec, ws.slot_gen = _solve(
-            deal, rules.discards == "forced", rules.fill != "optional", rules.fill_from == "aces",
-            bool(rules.move_lone_card), rules.win == "one_ace_per_pile", rules.fill == "immediate", int(rules.max_nodes),
-            ws.recs, ws.slot_rec, ws.slot_gen, np.int32(gen), *ws.arrays())
+        code, nodes, best, line, ws.recs, ws.table = _solve(
+            deal,
+            rules.discards == "forced",
+            rules.fill != "optional",
+            rules.fill_from == "aces",
+            bool(rules.move_lone_card),
+            rules.win == "one_ace_per_pile",
+            rules.fill == "immediate",
+            int(rules.max_nodes),
+            ws.recs,
+            ws.table,
+            np.int64(gen),
+            *ws.arrays(),
+        )
         if code >= 0:
             break
         ws.stack(2 * ws.depth)  # a line longer than the stack (lone-card moves): search again, deeper
@@ -699,8 +695,12 @@ def solve(deal: np.ndarray, rules: AcesUpRules, ws: Workspace | None = None) -> 
 EXTRA_COLUMNS = (
     Column("nodes", "int64", "solver: positions the search stored (0 under greedy)"),
     Column("seconds", "float64", "solver: search time for the deal (not reproducible: depends on the machine)"),
-    Column("solution", "string", "solver: the winning line, deal by deal ('5H' discards, 'KS>3' fills P3, ' / ' "
-           "between deals; engine/reference/aces_up.py); empty when not won"),
+    Column(
+        "solution",
+        "string",
+        "solver: the winning line, deal by deal ('5H' discards, 'KS>3' fills P3, ' / ' "
+        "between deals; engine/reference/aces_up.py); empty when not won",
+    ),
 )
 
 
@@ -713,8 +713,15 @@ def play_batch(decks: np.ndarray, rules: AcesUpRules) -> dict[str, np.ndarray]:
     out = new_columns(decks.shape[0], EXTRA_COLUMNS)
     out["rounds"][:] = 1
     if not uses_solver(rules):
-        _play_greedy(decks, rules.fill_from == "aces", rules.win == "one_ace_per_pile", rules.fill == "immediate",
-                     out["outcome"], out["moves"], out["cards_left"])
+        _play_greedy(
+            decks,
+            rules.fill_from == "aces",
+            rules.win == "one_ace_per_pile",
+            rules.fill == "immediate",
+            out["outcome"],
+            out["moves"],
+            out["cards_left"],
+        )
         return out
     ws = Workspace()
     for g in range(decks.shape[0]):
@@ -736,18 +743,29 @@ def play_one(deal: np.ndarray, rules: AcesUpRules, trace: bool = False) -> PlayR
         result = reference.play(cards, rules, record=trace)
         return PlayResult(row=result.row(), trace=reference.trace_lines(result.events, cards) if trace else [])
     r = solve(np.asarray(deal, dtype=np.uint8), rules)
-    row = {"outcome": OUTCOMES[r.code], "won": r.code == WON, "rounds": 1, "moves": r.moves,
-           "cards_left": r.cards_left, "nodes": r.nodes, "seconds": r.seconds,
-           "solution": r.solution}
+    row = {
+        "outcome": OUTCOMES[r.code],
+        "won": r.code == WON,
+        "rounds": 1,
+        "moves": r.moves,
+        "cards_left": r.cards_left,
+        "nodes": r.nodes,
+        "seconds": r.seconds,
+        "solution": r.solution,
+    }
     lines: list[str] = []
     if trace:
         if r.code == WON:
             lines += reference.solution_lines(cards, rules, r.solution)
             lines.append(f"solution: {r.solution}")
-        verdict = {WON: "won", UNSOLVABLE: "unsolvable (every line of play searched)",
-                   UNKNOWN: "unknown (max_nodes reached)"}[r.code]
-        lines.append(f"{verdict}: {r.moves} moves, {r.cards_left} cards left; {r.nodes} positions stored, "
-                     f"{r.seconds:.4f} s")
+        verdict = {
+            WON: "won",
+            UNSOLVABLE: "unsolvable (every line of play searched)",
+            UNKNOWN: "unknown (max_nodes reached)",
+        }[r.code]
+        lines.append(
+            f"{verdict}: {r.moves} moves, {r.cards_left} cards left; {r.nodes} positions stored, {r.seconds:.4f} s"
+        )
     return PlayResult(row=row, trace=lines)
 
 

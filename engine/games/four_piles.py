@@ -70,15 +70,21 @@ from engine.outcomes import BLOCKED, OUTCOMES, UNKNOWN, UNSOLVABLE, WON, SolverE
 from engine.reference import auld_lang_syne as reference
 from engine.registry import Column, GameSpec, PlayResult, new_columns
 from engine.rules import RuleError, switch
+from engine.search.position_table import find_h, grown, must_grow, new_table, next_gen, put, words_hash
 
-MAX_NODES_HI = 200_000_000  # the table holds at most 2 x this many 12-byte slots
+MAX_NODES_HI = 200_000_000  # lost positions: at most 2 x this many 8-byte records, 4 x this many 8-byte slots
 
 
 @dataclass(frozen=True)
 class FourPilesRules:
-    build: str = switch("any_suit", "any_suit: a foundation builds up by rank regardless of suit; same_suit: in the "
-                        "suit of its Ace", choices=("any_suit", "same_suit"))
-    piles: int = switch(4, "piles dealt to, one card each per deal: 4, or 6 ('Old Fashioned' in PySolFC)", choices=(4, 6))
+    build: str = switch(
+        "any_suit",
+        "any_suit: a foundation builds up by rank regardless of suit; same_suit: in the suit of its Ace",
+        choices=("any_suit", "same_suit"),
+    )
+    piles: int = switch(
+        4, "piles dealt to, one card each per deal: 4, or 6 ('Old Fashioned' in PySolFC)", choices=(4, 6)
+    )
     mid_deal_plays: bool = switch(False, "true: plays may be made after every card dealt, not only after a whole deal")
     strategy: str = switch(
         "greedy",
@@ -86,8 +92,12 @@ class FourPilesRules:
         "solver: plays optional and the foundation chosen; exact search for a win",
         choices=("greedy", "solver"),
     )
-    max_nodes: int = switch(2_000_000, "solver: positions the search may expand before it answers unknown "
-                            "(no effect under greedy)", lo=1, hi=MAX_NODES_HI)
+    max_nodes: int = switch(
+        2_000_000,
+        "solver: positions the search may expand before it answers unknown (no effect under greedy)",
+        lo=1,
+        hi=MAX_NODES_HI,
+    )
 
     def __post_init__(self) -> None:
         if self.piles not in (4, 6):
@@ -110,8 +120,12 @@ EXTRA_COLUMNS = (
     Column("nodes", "int64", "solver: positions the search expanded (0 under greedy)"),
     Column("seconds", "float64", "solver: search time for the deal (not reproducible: depends on the machine)"),
     Column("rounds_optimal", "bool", "solver: true for a win (one pass is the fewest possible); false otherwise"),
-    Column("solution", "string", "solver: the winning plays, 'T:CD>F' each (after T stock cards dealt, card CD to "
-           "foundation F); empty unless won"),
+    Column(
+        "solution",
+        "string",
+        "solver: the winning plays, 'T:CD>F' each (after T stock cards dealt, card CD to "
+        "foundation F); empty unless won",
+    ),
 )
 
 NOCARD = 255
@@ -339,38 +353,12 @@ def _popcount(x):
     return k
 
 
-@nb.njit(cache=True, inline="always")
-def _slot(keys, gens, gen, key):
-    """(slot holding key, True) or (the free slot where it would go, False); linear probing."""
-    m = keys.shape[0] - 1
-    h = key * np.uint64(0x9E3779B97F4A7C15)
-    s = np.int64((h ^ (h >> np.uint64(31))) & np.uint64(m))
-    while gens[s] == gen:
-        if keys[s] == key:
-            return s, True
-        s = (s + 1) & m
-    return s, False
-
-
 @nb.njit(cache=True)
-def _grow(keys, gens, gen):
-    """Twice the slots, this generation's keys rehashed into them."""
-    nk = np.zeros(2 * keys.shape[0], dtype=np.uint64)
-    ng = np.zeros(2 * keys.shape[0], dtype=np.int32)
-    for s in range(keys.shape[0]):
-        if gens[s] == gen:
-            t, _ = _slot(nk, ng, gen, keys[s])
-            nk[t] = keys[s]
-            ng[t] = gen
-    return nk, ng
-
-
-@nb.njit(cache=True)
-def _solve(stock, n, t0, mask0, total, npiles, mid, same_suit, max_nodes, keys, gens, gen, out_t, out_c):
+def _solve(stock, n, t0, mask0, total, npiles, mid, same_suit, max_nodes, recs, table, gen, out_t, out_c):
     """Depth-first search for a win from the position (T = t0, played = mask0); t0 = 0 for a deal's start.
 
     Returns (outcome code, nodes expanded, most cards ever played incl. mask0, Kings played in that position,
-    plays in the solution, keys, gens);
+    plays in the solution, recs, table): the lost positions, one word each (T << 52 | played), in the table;
     the solution's plays are (out_t[k], out_c[k]) for k < plays, safe plays included.
     """
     fr_t = np.zeros(MAXDEPTH, dtype=np.int64)
@@ -383,6 +371,7 @@ def _solve(stock, n, t0, mask0, total, npiles, mid, same_suit, max_nodes, keys, 
     log_t = np.zeros(64, dtype=np.int64)
     log_c = np.zeros(64, dtype=np.int64)
     cnt = np.zeros(17, dtype=np.int64)
+    kw = np.zeros(1, dtype=np.uint64)  # a position as the table's one-word record
     stored = 0
     # undealt[t, r]: rank-r cards still in the stock after t dealt; scratch arrays for _hopeless
     undealt = np.zeros((n + 1, 13), dtype=np.int64)
@@ -405,7 +394,7 @@ def _solve(stock, n, t0, mask0, total, npiles, mid, same_suit, max_nodes, keys, 
         for k in range(nlog):
             out_t[k] = log_t[k]
             out_c[k] = log_c[k]
-        return WON, nodes, best, best_kings, nlog, keys, gens
+        return WON, nodes, best, best_kings, nlog, recs, table
     fr_cnt[0, :] = cnt
     fr_t[0] = t0
     fr_mask[0] = mask
@@ -425,13 +414,14 @@ def _solve(stock, n, t0, mask0, total, npiles, mid, same_suit, max_nodes, keys, 
     while d >= 0:
         if fr_next[d] == fr_ncand[d]:
             # every move from here is lost: remember the position
-            key = (np.uint64(fr_t[d]) << np.uint64(52)) | fr_mask[d]
-            if 2 * (stored + 1) > keys.shape[0]:
-                keys, gens = _grow(keys, gens, gen)
-            s, found = _slot(keys, gens, gen, key)
-            if not found:
-                keys[s] = key
-                gens[s] = gen
+            kw[0] = (np.uint64(fr_t[d]) << np.uint64(52)) | fr_mask[d]
+            h = words_hash(kw, 1)
+            slot, e, want = find_h(kw, h, recs, table, gen)
+            if e < 0:
+                if must_grow(recs, table, stored):
+                    recs, table = grown(recs, table, stored, gen)
+                    slot, e, want = find_h(kw, h, recs, table, gen)
+                put(kw, slot, want, recs, stored, table)
                 stored += 1
             d -= 1
             continue
@@ -459,15 +449,14 @@ def _solve(stock, n, t0, mask0, total, npiles, mid, same_suit, max_nodes, keys, 
             for k in range(nlog):
                 out_t[k] = log_t[k]
                 out_c[k] = log_c[k]
-            return WON, nodes, best, 4, nlog, keys, gens
-        key = (np.uint64(t) << np.uint64(52)) | mask
-        _, found = _slot(keys, gens, gen, key)
-        if found:
+            return WON, nodes, best, 4, nlog, recs, table
+        kw[0] = (np.uint64(t) << np.uint64(52)) | mask
+        if find_h(kw, words_hash(kw, 1), recs, table, gen)[1] >= 0:
             continue
         if not same_suit and _hopeless(stock, t, mask, npiles, cnt, undealt[t], feasible, present, above, seen):
             continue
         if nodes >= max_nodes:
-            return UNKNOWN, nodes, best, best_kings, 0, keys, gens
+            return UNKNOWN, nodes, best, best_kings, 0, recs, table
         nodes += 1
         d += 1
         fr_t[d] = t
@@ -486,27 +475,24 @@ def _solve(stock, n, t0, mask0, total, npiles, mid, same_suit, max_nodes, keys, 
             fr_cand[d, k] = -1
             k += 1
         fr_ncand[d] = k
-    return UNSOLVABLE, nodes, best, best_kings, 0, keys, gens
+    return UNSOLVABLE, nodes, best, best_kings, 0, recs, table
 
 
 # --- Python side --------------------------------------------------------------------
 
 
 class Workspace:
-    """The solver's table of lost positions, kept between deals (a generation stamp empties it)."""
+    """The solver's table of lost positions (engine/search/position_table.py), kept between deals (a
+    generation stamp empties it)."""
 
     def __init__(self, capacity: int = 1 << 12) -> None:
-        self.keys = np.zeros(capacity, dtype=np.uint64)
-        self.gens = np.zeros(capacity, dtype=np.int32)
+        self.recs, self.table = new_table(1, capacity)
         self.gen = 0
         self.out_t = np.zeros(64, dtype=np.int64)
         self.out_c = np.zeros(64, dtype=np.int64)
 
     def next_gen(self) -> int:
-        self.gen += 1
-        if self.gen >= 2**31 - 1:
-            self.gens[:] = 0
-            self.gen = 1
+        self.gen = next_gen(self.table, self.gen)
         return self.gen
 
 
@@ -521,8 +507,9 @@ class Solved:
     solution: str
 
 
-def solve_stock(stock: np.ndarray, mask0: int, total: int, rules: FourPilesRules, ws: Workspace | None = None,
-                t0: int = 0):
+def solve_stock(
+    stock: np.ndarray, mask0: int, total: int, rules: FourPilesRules, ws: Workspace | None = None, t0: int = 0
+):
     """Search from a stock (uint8[n], cards dealt P1, P2, ...), ``t0`` of them dealt (a point where plays are
     allowed, or 0) and a set of played cards (a bit per card code), won when ``total`` cards are played.
     Returns (code, nodes, best, kings, plays [(T, card)], seconds):
@@ -535,11 +522,23 @@ def solve_stock(stock: np.ndarray, mask0: int, total: int, rules: FourPilesRules
     if not (0 <= t0 <= stock.shape[0]):
         raise ValueError(f"t0 = {t0} is outside 0..{stock.shape[0]}")
     clock = time.perf_counter()
-    code, nodes, best, kings, nplays, keys, gens = _solve(
-        stock, stock.shape[0], int(t0), np.uint64(mask0), total, int(rules.piles), bool(rules.mid_deal_plays),
-        rules.build == "same_suit", int(rules.max_nodes), ws.keys, ws.gens, np.int32(gen), ws.out_t, ws.out_c)
+    code, nodes, best, kings, nplays, ws.recs, ws.table = _solve(
+        stock,
+        stock.shape[0],
+        int(t0),
+        np.uint64(mask0),
+        total,
+        int(rules.piles),
+        bool(rules.mid_deal_plays),
+        rules.build == "same_suit",
+        int(rules.max_nodes),
+        ws.recs,
+        ws.table,
+        np.int64(gen),
+        ws.out_t,
+        ws.out_c,
+    )
     seconds = time.perf_counter() - clock
-    ws.keys, ws.gens = keys, gens
     plays = [(int(ws.out_t[k]), int(ws.out_c[k])) for k in range(nplays)]
     return int(code), int(nodes), int(best), int(kings), plays, seconds
 
@@ -590,8 +589,17 @@ def solve_one(deal: np.ndarray, rules: FourPilesRules, aces_start: bool, ws: Wor
 
 
 def _greedy_into(decks: np.ndarray, rules: FourPilesRules, aces_start: bool, out: dict[str, np.ndarray]) -> None:
-    _greedy_batch(decks, aces_start, int(rules.piles), bool(rules.mid_deal_plays), rules.build == "same_suit",
-                  out["outcome"], out["moves"], out["cards_left"], out["foundations_done"])
+    _greedy_batch(
+        decks,
+        aces_start,
+        int(rules.piles),
+        bool(rules.mid_deal_plays),
+        rules.build == "same_suit",
+        out["outcome"],
+        out["moves"],
+        out["cards_left"],
+        out["foundations_done"],
+    )
 
 
 def play_batch_with(decks: np.ndarray, rules: FourPilesRules, aces_start: bool) -> dict[str, np.ndarray]:
@@ -629,19 +637,32 @@ def play_one_with(deal: np.ndarray, rules: FourPilesRules, aces_start: bool, tra
         lines = reference.trace_lines(result.events, rules.piles) if trace else []
         return PlayResult(row=row, trace=lines)
     r = solve_one(np.asarray(cards, dtype=np.uint8), rules, aces_start)
-    row = {"outcome": OUTCOMES[r.code], "won": r.code == WON, "rounds": 1, "moves": r.moves,
-           "cards_left": r.cards_left, "foundations_done": r.foundations_done, "nodes": r.nodes,
-           "seconds": r.seconds, "rounds_optimal": r.code == WON, "solution": r.solution}
+    row = {
+        "outcome": OUTCOMES[r.code],
+        "won": r.code == WON,
+        "rounds": 1,
+        "moves": r.moves,
+        "cards_left": r.cards_left,
+        "foundations_done": r.foundations_done,
+        "nodes": r.nodes,
+        "seconds": r.seconds,
+        "rounds_optimal": r.code == WON,
+        "solution": r.solution,
+    }
     lines: list[str] = []
     if trace:
         if r.code == WON:
             _, table = reference.replay(cards, rules, aces_start, r.solution, record=True)
             lines += reference.trace_lines(table.events, rules.piles)
             lines.append(f"solution: {r.solution}")
-        verdict = {WON: "won", UNSOLVABLE: "unsolvable (every line of play searched)",
-                   UNKNOWN: "unknown (max_nodes reached)"}[r.code]
-        lines.append(f"{verdict}: {r.moves} plays, {r.cards_left} cards left; {r.nodes} positions expanded, "
-                     f"{r.seconds:.4f} s")
+        verdict = {
+            WON: "won",
+            UNSOLVABLE: "unsolvable (every line of play searched)",
+            UNKNOWN: "unknown (max_nodes reached)",
+        }[r.code]
+        lines.append(
+            f"{verdict}: {r.moves} plays, {r.cards_left} cards left; {r.nodes} positions expanded, {r.seconds:.4f} s"
+        )
     return PlayResult(row=row, trace=lines)
 
 

@@ -37,8 +37,8 @@ pass in which the last cards are discarded, and lists no move after that.
 
 Search (the whole account, proofs and measurements in docs/solvers.md,
 "Perpetual Motion's solver"): start-of-pass stocks, as ranks, are stored whole
-in the exact table of ``engine/position_table.py``; a stock stored is never
-expanded again.
+in the exact table of ``engine/search/position_table.py``; a stock stored is
+never expanded again.
 
 * Forced line first: if the forced automaton wins in R passes, only lines of
   fewer passes are looked for (``SHORTER_NODES`` stocks), and the forced line is
@@ -68,9 +68,9 @@ from collections.abc import Callable
 import numba as nb
 import numpy as np
 
+from engine.outcomes import UNKNOWN, UNSOLVABLE, WON
 from engine.search import position_table as ptab
 from engine.search.heap import heap_pop, heap_push
-from engine.outcomes import UNKNOWN, UNSOLVABLE, WON
 
 KEY_WORDS = 4  # a stock: 64 nibbles (rank + 1), zero past its end
 PW = 56  # room per pile
@@ -88,8 +88,22 @@ SHORTER_NODES = 20_000  # stocks stored looking for a line shorter than a forced
 PROOF_WORK = 400_000  # positions (after a move) the breadth-first phase may generate in all
 
 # params
-(P_PILE_FOUR, P_RUN, P_DIR, P_GATHER, P_RTL, P_BEAM, P_CAND, P_LOCAL, P_MAXNODES, P_MAXPASS,
- P_W_LEFT, P_W_RUN, P_W_DEPTH, P_WORK) = range(14)
+(
+    P_PILE_FOUR,
+    P_RUN,
+    P_DIR,
+    P_GATHER,
+    P_RTL,
+    P_BEAM,
+    P_CAND,
+    P_LOCAL,
+    P_MAXNODES,
+    P_MAXPASS,
+    P_W_LEFT,
+    P_W_RUN,
+    P_W_DEPTH,
+    P_WORK,
+) = range(14)
 DIR_LEFT, DIR_RIGHT, DIR_ANY = 0, 1, 2
 RUN_VALUE = np.array([0, 0, 3, 8, 20, 20, 20, 20], dtype=np.int64)
 
@@ -254,8 +268,24 @@ class Work:
         self.ll = np.zeros(local, np.int64)
 
     def arrays(self):
-        return (self.bp, self.bh, self.bm, self.bnm, self.bl, self.cp, self.ch, self.cm, self.cnm, self.cl, self.ckey,
-                self.lp, self.lh, self.lm, self.lnm, self.ll)
+        return (
+            self.bp,
+            self.bh,
+            self.bm,
+            self.bnm,
+            self.bl,
+            self.cp,
+            self.ch,
+            self.cm,
+            self.cnm,
+            self.cl,
+            self.ckey,
+            self.lp,
+            self.lh,
+            self.lm,
+            self.lnm,
+            self.ll,
+        )
 
 
 @nb.njit(cache=True)
@@ -270,8 +300,33 @@ def _state_hash(piles, hts, s):
 
 
 @nb.njit(cache=True)
-def _expand(stock, n, params, bp, bh, bm, bnm, bl, cp, ch, cm, cnm, cl, ckey, lp, lh, lm, lnm, ll,
-            succ, succ_n, succ_mv, succ_nmv, win_mv, work):
+def _expand(
+    stock,
+    n,
+    params,
+    bp,
+    bh,
+    bm,
+    bnm,
+    bl,
+    cp,
+    ch,
+    cm,
+    cnm,
+    cl,
+    ckey,
+    lp,
+    lh,
+    lm,
+    lnm,
+    ll,
+    succ,
+    succ_n,
+    succ_mv,
+    succ_nmv,
+    win_mv,
+    work,
+):
     """Play one pass from ``stock`` (n ranks) every way the beam allows.
 
     Returns (won, number of successors, truncated, moves of the winning line).  Successor stocks go
@@ -410,9 +465,38 @@ def _grow_i64(a, n):
 
 
 @nb.njit(cache=True)
-def _search(stock0, n0, params, breadth_first, max_expand,
-            bp, bh, bm, bnm, bl, cp, ch, cm, cnm, cl, ckey, lp, lh, lm, lnm, ll,
-            recs, slots, parent, depth, moff, mlen, arena, heap):
+def _search(
+    stock0,
+    n0,
+    params,
+    breadth_first,
+    max_expand,
+    bp,
+    bh,
+    bm,
+    bnm,
+    bl,
+    cp,
+    ch,
+    cm,
+    cnm,
+    cl,
+    ckey,
+    lp,
+    lh,
+    lm,
+    lnm,
+    ll,
+    recs,
+    table,
+    gen,
+    parent,
+    depth,
+    moff,
+    mlen,
+    arena,
+    heap,
+):
     """Search from stock0 for a win in at most params[P_MAXPASS] passes.
 
     breadth_first: order by passes (FIFO within a pass) instead of the guide; stop after max_expand
@@ -432,9 +516,7 @@ def _search(stock0, n0, params, breadth_first, max_expand,
     stock = np.zeros(64, np.uint8)
     key = np.zeros(KEY_WORDS, np.uint64)
     _pack(stock0, n0, key)
-    for t in range(slots.shape[0]):
-        slots[t] = 0
-    recs, slots, _, _ = ptab.add(recs, slots, 0, key)
+    recs, table, _, _ = ptab.add(recs, table, 0, key, gen)  # generation gen: the table is empty
     nrec = 1
     parent[0] = -1
     depth[0] = 0
@@ -461,12 +543,51 @@ def _search(stock0, n0, params, breadth_first, max_expand,
             break
         n = _unpack(recs[idx], stock)
         nodes += 1
-        won, ns, trunc, nw = _expand(stock, n, params, bp, bh, bm, bnm, bl, cp, ch, cm, cnm, cl, ckey,
-                                     lp, lh, lm, lnm, ll, succ, succ_n, succ_mv, succ_nmv, win_mv, work)
+        won, ns, trunc, nw = _expand(
+            stock,
+            n,
+            params,
+            bp,
+            bh,
+            bm,
+            bnm,
+            bl,
+            cp,
+            ch,
+            cm,
+            cnm,
+            cl,
+            ckey,
+            lp,
+            lh,
+            lm,
+            lnm,
+            ll,
+            succ,
+            succ_n,
+            succ_mv,
+            succ_nmv,
+            win_mv,
+            work,
+        )
         if won:
             proven = min(proven, d) if breadth_first else 0
-            return (WON, nodes, 0, idx, win_mv[:nw].copy(), min(proven, truncated_at),
-                    recs, slots, parent, depth, moff, mlen, arena, heap)
+            return (
+                WON,
+                nodes,
+                0,
+                idx,
+                win_mv[:nw].copy(),
+                min(proven, truncated_at),
+                recs,
+                table,
+                parent,
+                depth,
+                moff,
+                mlen,
+                arena,
+                heap,
+            )
         if trunc:
             truncated_at = min(truncated_at, d)
         if work[0] > params[P_WORK]:
@@ -477,12 +598,12 @@ def _search(stock0, n0, params, breadth_first, max_expand,
             m = succ_n[s]
             _pack(succ[s], m, key)
             if nrec >= max_nodes:
-                if ptab.lookup(recs, slots, key) < 0:
+                if ptab.lookup(recs, table, key, gen) < 0:
                     out_of_budget = True
                     proven = min(proven, d)  # stocks of depth d are not all expanded
                     break
                 continue
-            recs, slots, e, added = ptab.add(recs, slots, nrec, key)
+            recs, table, e, added = ptab.add(recs, table, nrec, key, gen)
             if not added:
                 continue
             if nrec >= parent.shape[0]:
@@ -523,8 +644,22 @@ def _search(stock0, n0, params, breadth_first, max_expand,
         proven = max_pass if code == UNSOLVABLE else 0
     elif not out_of_budget:
         proven = min(proven, max_pass)  # every stock below the cap was expanded (unless truncated)
-    return (code, nodes, best_left, -1, win_mv[:0].copy(), min(proven, truncated_at),
-            recs, slots, parent, depth, moff, mlen, arena, heap)
+    return (
+        code,
+        nodes,
+        best_left,
+        -1,
+        win_mv[:0].copy(),
+        min(proven, truncated_at),
+        recs,
+        table,
+        parent,
+        depth,
+        moff,
+        mlen,
+        arena,
+        heap,
+    )
 
 
 # --- Python side ------------------------------------------------------------------------
@@ -556,7 +691,8 @@ class Workspace:
     def __init__(self) -> None:
         self.guided = Work(BEAM, CAND, LOCAL)
         self.exact: Work | None = None
-        self.recs, self.slots = ptab.new_table(KEY_WORDS, 1 << 12)
+        self.recs, self.table = ptab.new_table(KEY_WORDS, 1 << 12)
+        self.gen = 0  # the table's generation: each search takes the next
         n = 1 << 12
         self.parent = np.zeros(n, np.int64)
         self.depth = np.zeros(n, np.int64)
@@ -578,24 +714,41 @@ class Found:
         self.code, self.nodes, self.best_left, self.proven, self.passes = code, nodes, best_left, proven, passes
 
 
-def search(ranks: np.ndarray, rules, ws: Workspace, breadth_first: bool, max_pass: int, max_nodes: int,
-           max_expand: int = 0) -> Found:
+def search(
+    ranks: np.ndarray, rules, ws: Workspace, breadth_first: bool, max_pass: int, max_nodes: int, max_expand: int = 0
+) -> Found:
     """One search from a stock of ranks (start of a pass); the solution as passes -> rounds -> moves."""
     work = ws.exact_work() if breadth_first else ws.guided
     beam, cand, local = (EXACT_BEAM, EXACT_CAND, EXACT_LOCAL) if breadth_first else (BEAM, CAND, LOCAL)
     params = params_of(rules, beam, cand, local, max_pass, max_nodes, PROOF_WORK if breadth_first else 1 << 62)
     ranks = np.ascontiguousarray(ranks, dtype=np.uint8)
-    res = _search(ranks, np.int64(len(ranks)), params, breadth_first, np.int64(max_expand), *work.arrays(),
-                  ws.recs, ws.slots, ws.parent, ws.depth, ws.moff, ws.mlen, ws.arena, ws.heap)
+    ws.gen = ptab.next_gen(ws.table, ws.gen)
+    res = _search(
+        ranks,
+        np.int64(len(ranks)),
+        params,
+        breadth_first,
+        np.int64(max_expand),
+        *work.arrays(),
+        ws.recs,
+        ws.table,
+        np.int64(ws.gen),
+        ws.parent,
+        ws.depth,
+        ws.moff,
+        ws.mlen,
+        ws.arena,
+        ws.heap,
+    )
     code, nodes, best_left, win_node, win_mv, proven = res[:6]
-    ws.recs, ws.slots, ws.parent, ws.depth, ws.moff, ws.mlen, ws.arena, ws.heap = res[6:]
+    ws.recs, ws.table, ws.parent, ws.depth, ws.moff, ws.mlen, ws.arena, ws.heap = res[6:]
     passes = None
     if code == WON:
         chain = [list(win_mv)]
         e = int(win_node)
         while ws.parent[e] >= 0:
             o, m = int(ws.moff[e]), int(ws.mlen[e])
-            chain.append(list(ws.arena[o:o + m]))
+            chain.append(list(ws.arena[o : o + m]))
             e = int(ws.parent[e])
         passes = []
         for mv in reversed(chain):
@@ -635,8 +788,13 @@ def _warm_up(rules) -> None:
     search(ranks, rules, ws, False, 3, 100)
 
 
-def solve(deal: np.ndarray, rules, ws: Workspace, forced: tuple[int, int, int] | None,
-          forced_line: str | Callable[[], str] | None) -> Solved:
+def solve(
+    deal: np.ndarray,
+    rules,
+    ws: Workspace,
+    forced: tuple[int, int, int] | None,
+    forced_line: str | Callable[[], str] | None,
+) -> Solved:
     """Search one deal.  ``forced``: (won, rounds, cards_left) of the forced automaton on the same switches
     (None when there is none, as with direction: any); ``forced_line``: its line (or a function that records
     it) when it won and is a legal free line (see the module docstring), else None.  The caller replays the solution."""
@@ -697,6 +855,7 @@ def solve(deal: np.ndarray, rules, ws: Workspace, forced: tuple[int, int, int] |
         rounds = R
     else:
         from engine.reference.perpetual_motion import format_solution
+
         text = format_solution(passes)
         rounds = len(passes)
     moves = len(text.replace(" / ", "").replace("-", "").replace(",", "")) // 2  # two digits a move

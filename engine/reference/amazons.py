@@ -37,7 +37,7 @@ The rules, with every disputed point a switch (see ``AmazonsRules``):
   ``capped``).
 
 Free play, ``strategy: solver`` (the reading shared with the solver in
-``engine/games/amazons.py``):
+``engine/games/amazons_solver.py``):
 
 * The deal, the rows, the active columns and the gather are as above.  After
   each row is dealt (every row of a pass, including its last, possibly partial,
@@ -80,6 +80,7 @@ WON, CYCLE, BLOCKED, CAPPED = "won", "cycle", "blocked", "capped"
 BUILD_ORDER = (0, 6, 7, 8, 9, 10, 11)
 FULL = len(BUILD_ORDER)  # cards on a complete foundation
 NCARDS = 28
+GATHERS = ("pile4_bottom_up", "pile1_bottom_up", "pile1_top_down", "pile4_top_down")  # the orders gathered() knows
 
 
 def step(card: int) -> int:

@@ -2,7 +2,7 @@
 
 The open solitaires' solver (engine/search/solver.py) runs a schedule of searches (engine/search/schedule.py)
 over one kernel position (positions), its moves (moves, safe_moves), its packed records (encoding) and its
-table (open_table), sharing one expansion step (expansion) and one control vector (control):
+table (position_table), sharing one expansion step (expansion) and one control vector (control):
 
 - best_first: the guide's search and the long guide (ranked by guide);
 - depth_first: the streamlined, colour and line searches;
@@ -10,7 +10,7 @@ table (open_table), sharing one expansion step (expansion) and one control vecto
 - disk_sweep: the sweep with its levels on disk;
 - lines: winning lines read back, replayed and shortened; workspace: the tables kept between deals.
 
-The other solvers share position_table (an exact table of fixed-width keys), heap and packed_rows; leaf
+Every solver's exact position table is position_table; the other solvers share it, heap and packed_rows; leaf
 compiles kernels that need no reference counts.  How each search works, its proofs and measurements:
 docs/solvers.md.
 """

@@ -13,15 +13,35 @@ import numpy as np
 
 from engine.outcomes import UNSOLVABLE, WON
 from engine.search.control import (
-    CODE_MASK, C_BEST, C_GEN, C_GOALC, C_GOALP, C_HSIZE, C_HSIZE2, C_NODES, C_NREC, C_ORDER, C_OUTCOME, C_SECOND_AT,
-    C_SECOND_ON, C_SEEN_GEN, C_SINK, C_STOP, DEPTH_SHIFT, EXPANDED, NEED_ROOM, ORDER_DEPTH_FIRST, RUNNING, grow_array,
+    C_BEST,
+    C_GEN,
+    C_GOALC,
+    C_GOALP,
+    C_HSIZE,
+    C_HSIZE2,
+    C_NODES,
+    C_NREC,
+    C_ORDER,
+    C_OUTCOME,
+    C_SECOND_AT,
+    C_SECOND_ON,
+    C_SEEN_GEN,
+    C_SINK,
+    C_STOP,
+    CODE_MASK,
+    DEPTH_SHIFT,
+    EXPANDED,
+    NEED_ROOM,
+    ORDER_DEPTH_FIRST,
+    RUNNING,
+    grow_array,
 )
 from engine.search.encoding import ORDER_SCRATCH, decode_position, encode_record
 from engine.search.expansion import KID_CHUNK, expansion_buffers, prepare_children, store_children
 from engine.search.guide import guide_value, key2_waiting
 from engine.search.heap import heap_pop, heap_push
 from engine.search.moves import gen_moves
-from engine.search.open_table import lookup_insert_h, rehash
+from engine.search.position_table import lookup_insert_h, rehash
 from engine.search.positions import P_MAXNODES, REC_WORDS, foundation_total
 from engine.search.safe_moves import play_safe_moves
 
@@ -116,8 +136,25 @@ def best_first_search(rel, params, recs, parent, mcode, heap, heap2, table, ctl,
             q1 = min(nm, q0 + KID_CHUNK)
             # every child of the chunk closed and encoded first, its table slot read at once: the cache misses
             # of the children's probes then overlap instead of coming one after another
-            f, won, touched = prepare_children(cur, mv, q0, q1, kids, encs, hashes, codes, kinds, depth_first,
-                                                rel, params, order, table, empty_out, cur, empty_out)
+            f, won, touched = prepare_children(
+                cur,
+                mv,
+                q0,
+                q1,
+                kids,
+                encs,
+                hashes,
+                codes,
+                kinds,
+                depth_first,
+                rel,
+                params,
+                order,
+                table,
+                empty_out,
+                cur,
+                empty_out,
+            )
             sink ^= touched
             best = max(best, f)
             if won >= 0:
@@ -128,8 +165,33 @@ def best_first_search(rel, params, recs, parent, mcode, heap, heap2, table, ctl,
             q = q0
             while q < q1:  # stored by a leaf kernel, which stops where an array needs room (grown here)
                 q, nrec, hsize, hsize2, outcome = store_children(
-                    q, q0, q1, idx, dchild, nrec, hsize, hsize2, gen, stamp, depth_first, second, kids, encs, hashes,
-                    codes, kinds, rel, params, recs, parent, mcode, heap, heap2, table, seen)
+                    q,
+                    q0,
+                    q1,
+                    idx,
+                    dchild,
+                    nrec,
+                    hsize,
+                    hsize2,
+                    gen,
+                    stamp,
+                    depth_first,
+                    second,
+                    kids,
+                    encs,
+                    hashes,
+                    codes,
+                    kinds,
+                    rel,
+                    params,
+                    recs,
+                    parent,
+                    mcode,
+                    heap,
+                    heap2,
+                    table,
+                    seen,
+                )
                 if outcome != NEED_ROOM:
                     break
                 outcome = RUNNING
@@ -144,7 +206,7 @@ def best_first_search(rel, params, recs, parent, mcode, heap, heap2, table, ctl,
                 if second and nrec >= heap2.shape[0]:
                     heap2 = grow_array(heap2, hsize2, min(2 * nrec, max_nodes))
                 if 2 * (nrec + 1) > table.shape[0]:
-                    table = rehash(recs, nrec, table.shape[0] * 2)
+                    table = rehash(recs, nrec, table.shape[0] * 2, 1)
                     gen = 1
             if outcome != RUNNING:
                 break

@@ -14,22 +14,50 @@ import numpy as np
 
 from engine.outcomes import UNKNOWN, UNSOLVABLE, WON
 from engine.search.control import (
-    C_BEST, C_DEPTH, C_GEN, C_NODES, C_NREC, C_OUTCOME, C_STOP, NEED_ROOM, RUNNING, grow_array,
+    C_BEST,
+    C_DEPTH,
+    C_GEN,
+    C_NODES,
+    C_NREC,
+    C_OUTCOME,
+    C_STOP,
+    NEED_ROOM,
+    RUNNING,
+    grow_array,
 )
 from engine.search.encoding import decode_position, encode_position
 from engine.search.expansion import expansion_buffers
 from engine.search.guide import move_kind
 from engine.search.leaf import leaf_kernel
 from engine.search.moves import apply_move, gen_moves
-from engine.search.open_table import big_table_full, find_h, lookup_insert, lookup_insert_h, rehash
-from engine.search.position_table import words_hash
+from engine.search.position_table import big_table_full, find_h, lookup_insert_h, rehash, words_hash
 from engine.search.positions import (
-    DST_CELL, DST_FND, DST_SHIFT, MAXCELLS, MAXCOLS, NOCARD, O_CELL, O_LEN, POS_SHIFT, P_LINE, P_MAXNODES, P_NCELLS,
-    P_NCOLS, P_RESERVE, P_SUITS, REC_WORDS, SRC_CELL, SRC_MASK, STATE_SIZE, STATE_WORDS, WIDTH, WORRY_MOVE,
-    foundation_total, is_red,
+    DST_CELL,
+    DST_FND,
+    DST_SHIFT,
+    MAXCELLS,
+    MAXCOLS,
+    NOCARD,
+    O_CELL,
+    O_LEN,
+    P_LINE,
+    P_MAXNODES,
+    P_NCELLS,
+    P_NCOLS,
+    P_RESERVE,
+    P_SUITS,
+    POS_SHIFT,
+    REC_WORDS,
+    SRC_CELL,
+    SRC_MASK,
+    STATE_SIZE,
+    STATE_WORDS,
+    WIDTH,
+    WORRY_MOVE,
+    foundation_total,
+    is_red,
 )
 from engine.search.safe_moves import play_safe_moves
-
 
 DFS_DEPTH, DFS_MOVES = 1 << 17, 1 << 23  # the longest line it follows, and the moves waiting along it
 
@@ -55,8 +83,8 @@ def by_colour(st, params, red):
 
 @nb.njit(cache=True, inline="always")
 def _dfs_key(st, params, red, enc, order):
-    """The streamlined search's table key of position st, into enc (words): its canonical record (encode_position), of its
-    cards' colours and ranks only under P_SUITS (red is scratch)."""
+    """The streamlined search's table key of position st, into enc (words): its canonical record (encode_position),
+    of its cards' colours and ranks only under P_SUITS (red is scratch)."""
     if params[P_SUITS] != 0:
         by_colour(st, params, red)
         encode_position(red, params, enc, order)
@@ -178,13 +206,13 @@ def depth_first_search(rel, params, recs, table, sst, smv, sbase, snext, scode, 
     """The streamlined search (docs/solvers.md): depth first, one line at a time, as Solvitaire searches.
 
     sst[d] is the position at depth d of the line being followed (sst[0] the root, closed), its untried moves
-    smv[snext[d]:sbase[d + 1]], and scode[d] the move made from it.  A position enters the table when the line
-    first reaches it (not when it is generated, as in :func:`best_first_search`), so a move not yet tried from one
-    position may still be followed when the line meets its position deeper down.  Runs until decided or ctl[C_NODES] reaches ctl[C_STOP]: WON (the line is
-    scode[0..ctl[C_DEPTH]]), UNSOLVABLE (every move of the root tried: with P_EAGER or P_SUITS this proves
-    nothing, and the caller says unknown), UNKNOWN (max_nodes positions visited and a new one met, or the line
-    or the move stack full).  The line is followed by a leaf kernel (:func:`depth_first_run`); the records and the
-    table grow here when it asks, and are returned.
+    smv[snext[d]:sbase[d + 1]], and scode[d] the move made from it.  A position enters the table when the line first
+    reaches it (not when it is generated, as in :func:`best_first_search`), so a move not yet tried from one
+    position may still be followed when the line meets its position deeper down.  Runs until decided or ctl[C_NODES]
+    reaches ctl[C_STOP]: WON (the line is scode[0..ctl[C_DEPTH]]), UNSOLVABLE (every move of the root tried: with
+    P_EAGER or P_SUITS this proves nothing, and the caller says unknown), UNKNOWN (max_nodes positions visited and a
+    new one met, or the line or the move stack full).  The line is followed by a leaf kernel
+    (:func:`depth_first_run`); the records and the table grow here when it asks, and are returned.
     """
     empty_out, mv, order, cur, kids, encs, codes, kinds, hashes = expansion_buffers()
     red = np.zeros(STATE_WORDS * 8, dtype=np.uint8)
@@ -194,24 +222,65 @@ def depth_first_search(rel, params, recs, table, sst, smv, sbase, snext, scode, 
     keys = np.zeros(mv.shape[0], dtype=np.int64)
     max_nodes = params[P_MAXNODES]
     while True:
-        outcome = depth_first_run(rel, params, recs, table, sst, smv, sbase, snext, scode, ctl, empty_out, mv, order,
-                           cur, par, red, encs[0], pos, cpos, keys)
+        outcome = depth_first_run(
+            rel,
+            params,
+            recs,
+            table,
+            sst,
+            smv,
+            sbase,
+            snext,
+            scode,
+            ctl,
+            empty_out,
+            mv,
+            order,
+            cur,
+            par,
+            red,
+            encs[0],
+            pos,
+            cpos,
+            keys,
+        )
         if outcome != NEED_ROOM:
             break
         nrec = ctl[C_NREC]
         if nrec >= recs.shape[0]:
             recs = grow_array(recs, nrec, min(2 * nrec, max_nodes))
         if big_table_full(nrec, table.shape[0]):
-            table = rehash(recs, nrec, table.shape[0] * 2)
+            table = rehash(recs, nrec, table.shape[0] * 2, 1)
             ctl[C_GEN] = 1
     ctl[C_OUTCOME] = outcome
     return recs, table
 
 
 @leaf_kernel
-def depth_first_run(rel, params, recs, table, sst, smv, sbase, snext, scode, ctl, empty_out, mv, order, cur, par, red,
-             enc, pos, cpos, keys):
-    """:func:`depth_first_search`'s line, followed from the state in ctl; returns the outcome, or NEED_ROOM (the move being
+def depth_first_run(
+    rel,
+    params,
+    recs,
+    table,
+    sst,
+    smv,
+    sbase,
+    snext,
+    scode,
+    ctl,
+    empty_out,
+    mv,
+    order,
+    cur,
+    par,
+    red,
+    enc,
+    pos,
+    cpos,
+    keys,
+):
+    """:func:`depth_first_search`'s line, followed from the state in ctl; returns the outcome, or NEED_ROOM (the
+    move being
     tried is put back) when the records or the table must grow before a new position goes in.  The rest are
     scratch: cur and par two positions, red one (_dfs_key), enc a record (words), pos, cpos and keys
     _line_push_moves'."""
@@ -324,7 +393,7 @@ def depth_first_start(st0, rel, params, recs, table, gen, sst, smv, sbase, snext
     enc = np.zeros(REC_WORDS, dtype=np.uint64)
     order = np.zeros(MAXCOLS, dtype=np.int64)
     _dfs_key(st0, params, red, enc, order)
-    lookup_insert(enc, recs, 0, table, gen)
+    lookup_insert_h(enc, words_hash(enc, REC_WORDS), recs, 0, table, gen)
     ctl[C_NREC] = 1
     ctl[C_NODES] = 1
     mv = np.zeros(2048, dtype=np.int64)
@@ -335,7 +404,17 @@ def depth_first_start(st0, rel, params, recs, table, gen, sst, smv, sbase, snext
         sst_w[0, :] = enc
         ch = np.zeros(STATE_WORDS * 8, dtype=np.uint8)
         decode_position(sst_w[0], params, ch)
-        sbase[1] = _line_push_moves(ch, rel, params, mv, smv, 0, -1, np.zeros(MAXCOLS, dtype=np.int64),
-                                    np.zeros(MAXCELLS, dtype=np.int64), np.zeros(mv.shape[0], dtype=np.int64))
+        sbase[1] = _line_push_moves(
+            ch,
+            rel,
+            params,
+            mv,
+            smv,
+            0,
+            -1,
+            np.zeros(MAXCOLS, dtype=np.int64),
+            np.zeros(MAXCELLS, dtype=np.int64),
+            np.zeros(mv.shape[0], dtype=np.int64),
+        )
     else:
         sbase[1] = _dfs_push_moves(st0, rel, params, mv, smv, 0)

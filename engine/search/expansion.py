@@ -17,10 +17,9 @@ from engine.search.guide import guide_value, key2, key_depth_first, move_kind
 from engine.search.heap import heap_push
 from engine.search.leaf import leaf_kernel
 from engine.search.moves import apply_move
-from engine.search.open_table import find_h, lookup_insert_h
+from engine.search.position_table import find_h, lookup_insert_h
 from engine.search.positions import P_MAXNODES, REC_WORDS, STATE_WORDS, foundation_total
 from engine.search.safe_moves import play_safe_moves
-
 
 KID_CHUNK = 64  # children handled together (their table probes overlap)
 
@@ -29,15 +28,23 @@ KID_CHUNK = 64  # children handled together (their table probes overlap)
 def expansion_buffers():
     """The scratch arrays of one expansion loop: (no safe-move log, moves, column order, the position expanded,
     a chunk of children, their encodings (words), move codes, move kinds and hashes)."""
-    return (np.zeros(0, dtype=np.int64), np.zeros(2048, dtype=np.int64), np.zeros(ORDER_SCRATCH, dtype=np.int64),
-            np.zeros(STATE_WORDS * 8, dtype=np.uint8), np.zeros((KID_CHUNK, STATE_WORDS * 8), dtype=np.uint8),
-            np.zeros((KID_CHUNK, REC_WORDS), dtype=np.uint64), np.zeros(KID_CHUNK, dtype=np.int64),
-            np.zeros(KID_CHUNK, dtype=np.int64), np.zeros(KID_CHUNK, dtype=np.uint64))
+    return (
+        np.zeros(0, dtype=np.int64),
+        np.zeros(2048, dtype=np.int64),
+        np.zeros(ORDER_SCRATCH, dtype=np.int64),
+        np.zeros(STATE_WORDS * 8, dtype=np.uint8),
+        np.zeros((KID_CHUNK, STATE_WORDS * 8), dtype=np.uint8),
+        np.zeros((KID_CHUNK, REC_WORDS), dtype=np.uint64),
+        np.zeros(KID_CHUNK, dtype=np.int64),
+        np.zeros(KID_CHUNK, dtype=np.int64),
+        np.zeros(KID_CHUNK, dtype=np.uint64),
+    )
 
 
 @leaf_kernel
-def prepare_children(cur, mv, q0, q1, kids, encs, hashes, codes, kinds, with_kinds, rel, params, order, table,
-                      empty_out, ref, frame):
+def prepare_children(
+    cur, mv, q0, q1, kids, encs, hashes, codes, kinds, with_kinds, rel, params, order, table, empty_out, ref, frame
+):
     """Children q0..q1-1 of position cur (moves mv): each made, closed under safe moves, encoded and hashed into
     row q - q0 of kids, encs, hashes, codes (and the move kinds, if asked), and its table slot read at once, so
     the cache misses of the chunk's probes overlap instead of coming one after another.  Returns (the most
@@ -69,8 +76,34 @@ def prepare_children(cur, mv, q0, q1, kids, encs, hashes, codes, kinds, with_kin
 
 
 @leaf_kernel
-def store_children(q, q0, q1, idx, dchild, nrec, hsize, hsize2, gen, stamp, depth_first, second, kids, encs,
-                    hashes, codes, kinds, rel, params, recs, parent, mcode, heap, heap2, table, seen):
+def store_children(
+    q,
+    q0,
+    q1,
+    idx,
+    dchild,
+    nrec,
+    hsize,
+    hsize2,
+    gen,
+    stamp,
+    depth_first,
+    second,
+    kids,
+    encs,
+    hashes,
+    codes,
+    kinds,
+    rel,
+    params,
+    recs,
+    parent,
+    mcode,
+    heap,
+    heap2,
+    table,
+    seen,
+):
     """Store children q..q1-1 of record idx (prepared by prepare_children into row q - q0 of kids, encs,
     hashes, codes, kinds) that are new, with their parent link, move word and heap keys.  Returns (the next
     child, nrec, hsize, hsize2, outcome): outcome UNKNOWN when a new child finds max_nodes stored, NEED_ROOM
@@ -86,8 +119,12 @@ def store_children(q, q0, q1, idx, dchild, nrec, hsize, hsize2, gen, stamp, dept
                 return q, nrec, hsize, hsize2, UNKNOWN
             q += 1
             continue
-        if (nrec >= recs.shape[0] or nrec >= parent.shape[0] or (second and nrec >= heap2.shape[0])
-                or 2 * (nrec + 1) > table.shape[0]):
+        if (
+            nrec >= recs.shape[0]
+            or nrec >= parent.shape[0]
+            or (second and nrec >= heap2.shape[0])
+            or 2 * (nrec + 1) > table.shape[0]
+        ):
             return q, nrec, hsize, hsize2, NEED_ROOM
         e, inserted = lookup_insert_h(w, hv, recs, nrec, table, gen)
         if inserted:

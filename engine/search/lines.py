@@ -13,7 +13,7 @@ import numpy as np
 from engine.search.control import CODE_MASK
 from engine.search.encoding import encode_position
 from engine.search.moves import apply_code, apply_move, gen_moves
-from engine.search.open_table import find_record, lookup_insert
+from engine.search.position_table import find_h, lookup_insert_h, words_hash
 from engine.search.positions import MAXCOLS, REC_WORDS, STATE_SIZE, STATE_WORDS
 from engine.search.safe_moves import play_safe_moves
 
@@ -74,7 +74,7 @@ def shortcut_line(start, rel, params, codes):
     nrec = 0
     for k in range(n + 1):
         encode_position(ps, params, enc, order)
-        e, inserted = lookup_insert(enc, recs, nrec, table, 1)
+        e, inserted = lookup_insert_h(enc, words_hash(enc, REC_WORDS), recs, nrec, table, 1)
         if inserted:
             nrec += 1
         last[e] = k
@@ -97,7 +97,7 @@ def shortcut_line(start, rel, params, codes):
                 apply_move(ch, mv[q], params)
                 k = play_safe_moves(ch, rel, params, empty_out, 0)
                 encode_position(ch, params, enc, order)
-                e = find_record(enc, recs, table, 1)[1]
+                e = find_h(enc, words_hash(enc, REC_WORDS), recs, table, 1)[1]
                 if e >= 0 and last[e] - i > 1 + k and last[e] > best_j:
                     best_j, best_q = last[e], q
         if best_q >= 0:  # the move, then its safe moves, as the line's codes

@@ -14,20 +14,43 @@ import numpy as np
 
 from engine.outcomes import UNKNOWN, UNSOLVABLE, WON
 from engine.search.control import (
-    C_BEST, C_DONE, C_DONE_HERE, C_FREE, C_GEN, C_GOALC, C_GOALP, C_HIGH, C_HSIZE, C_LAYER, C_LBASE, C_NODES, C_NREC,
-    C_OUTCOME, C_QEND, C_QHEAD, C_QLEV, C_QPREV, C_QTAIL, C_RUNMIN, C_SINK, C_SPILL, C_STOP, C_TOTAL, C_WANT,
-    NEED_ROOM, RUNNING, grow_array,
+    C_BEST,
+    C_DONE,
+    C_DONE_HERE,
+    C_FREE,
+    C_GEN,
+    C_GOALC,
+    C_GOALP,
+    C_HIGH,
+    C_HSIZE,
+    C_LAYER,
+    C_LBASE,
+    C_NODES,
+    C_NREC,
+    C_OUTCOME,
+    C_QEND,
+    C_QHEAD,
+    C_QLEV,
+    C_QPREV,
+    C_QTAIL,
+    C_RUNMIN,
+    C_SINK,
+    C_SPILL,
+    C_STOP,
+    C_TOTAL,
+    C_WANT,
+    NEED_ROOM,
+    RUNNING,
+    grow_array,
 )
 from engine.search.encoding import decode_frame
 from engine.search.expansion import KID_CHUNK, expansion_buffers, prepare_children
 from engine.search.heap import index_heap_pop, index_heap_push
 from engine.search.leaf import leaf_kernel
 from engine.search.moves import accepts, gen_moves
-from engine.search.open_table import GEN_MAX, big_table_full, find_h, lookup_insert_h, reinsert
-from engine.search.position_table import words_hash
+from engine.search.position_table import GEN_MAX, big_table_full, find_h, lookup_insert_h, reinsert, words_hash
 from engine.search.positions import O_FND, O_LEN, P_FRONTIER, P_NCOLS, P_WORRY, WIDTH, foundation_total
 from engine.search.sweep_runs import NONE_WAITING
-
 
 # The sweep's budget (docs/solvers.md, "The sweep"): at most SWEEP_LIVE x max_nodes positions held at once, at
 # most SWEEP_TOTAL x max_nodes stored in all (each costs one expansion), every one with its parent link and move
@@ -98,9 +121,40 @@ def sweep_drop(recs, lay, high, layer, table, gen, free):
 
 
 @leaf_kernel
-def sweep_store(q, q0, q1, pid, nlive, high, free, hsize, done, done_here, ntotal, gen, layer, max_live, total_cap,
-                 lbase, qprev, qtail, kids, encs, hashes, codes, rel, params, recs, lay, rid, heap, fifo, parent,
-                 code, table):
+def sweep_store(
+    q,
+    q0,
+    q1,
+    pid,
+    nlive,
+    high,
+    free,
+    hsize,
+    done,
+    done_here,
+    ntotal,
+    gen,
+    layer,
+    max_live,
+    total_cap,
+    lbase,
+    qprev,
+    qtail,
+    kids,
+    encs,
+    hashes,
+    codes,
+    rel,
+    params,
+    recs,
+    lay,
+    rid,
+    heap,
+    fifo,
+    parent,
+    code,
+    table,
+):
     """:func:`sweep_search`'s storing of children q..q1-1 of position number pid (prepared by prepare_children), the
     new ones into a free record or the next one, each to the end of the layer's queue (``fifo``, a ring from
     qprev to qtail) when it is in the layer being expanded, else to the heap; each keeps its number among all
@@ -121,9 +175,12 @@ def sweep_store(q, q0, q1, pid, nlive, high, free, hsize, done, done_here, ntota
                 return q, nlive, high, free, hsize, done, ntotal, gen, qtail, UNKNOWN
             q += 1
             continue
-        if ((free < 0 and (high >= recs.shape[0] or high >= lay.shape[0]))
-                or ntotal - lbase >= parent.shape[0] or big_table_full(nlive, table.shape[0])
-                or qtail - qprev >= fifo.shape[0]):
+        if (
+            (free < 0 and (high >= recs.shape[0] or high >= lay.shape[0]))
+            or ntotal - lbase >= parent.shape[0]
+            or big_table_full(nlive, table.shape[0])
+            or qtail - qprev >= fifo.shape[0]
+        ):
             return q, nlive, high, free, hsize, done, ntotal, gen, qtail, NEED_ROOM
         slot, after = high, free  # a free record if there is one (its next read before it is written)
         if free >= 0:
@@ -221,8 +278,9 @@ def _grow_ring(fifo, lo, hi):
 
 
 @nb.njit(cache=True)
-def sweep_search(rel, params, recs, lay, rid, heap, fifo, parent, code, table, ctl, max_live, total_cap, flush_at, ref,
-           frame):
+def sweep_search(
+    rel, params, recs, lay, rid, heap, fifo, parent, code, table, ctl, max_live, total_cap, flush_at, ref, frame
+):
     """The sweep (docs/solvers.md, "The sweep") from the state in ctl until it is decided, ctl[C_NODES] reaches
     ctl[C_STOP], or the links in memory reach ``flush_at`` (the caller writes them out: :meth:`Workspace.spill`).
 
@@ -310,8 +368,25 @@ def sweep_search(rel, params, recs, lay, rid, heap, fifo, parent, code, table, c
         nm = gen_moves(cur, rel, params, mv)
         for q0 in range(0, nm, KID_CHUNK):
             q1 = min(nm, q0 + KID_CHUNK)
-            f, won, touched = prepare_children(cur, mv, q0, q1, kids, encs, hashes, codes, kinds, False,
-                                                rel, params, order, table, empty_out, ref, frame)
+            f, won, touched = prepare_children(
+                cur,
+                mv,
+                q0,
+                q1,
+                kids,
+                encs,
+                hashes,
+                codes,
+                kinds,
+                False,
+                rel,
+                params,
+                order,
+                table,
+                empty_out,
+                ref,
+                frame,
+            )
             sink ^= touched
             best = max(best, f)
             if won >= 0:
@@ -322,9 +397,39 @@ def sweep_search(rel, params, recs, lay, rid, heap, fifo, parent, code, table, c
             q = q0
             while q < q1:  # stored by a leaf kernel, which stops where an array needs room (grown here)
                 q, nlive, high, free, hsize, done, ntotal, gen, qtail, outcome = sweep_store(
-                    q, q0, q1, pid, nlive, high, free, hsize, done, done_here, ntotal, gen, layer, max_live,
-                    total_cap, lbase, qprev, qtail, kids, encs, hashes, codes, rel, params, recs, lay, rid, heap,
-                    fifo, parent, code, table)
+                    q,
+                    q0,
+                    q1,
+                    pid,
+                    nlive,
+                    high,
+                    free,
+                    hsize,
+                    done,
+                    done_here,
+                    ntotal,
+                    gen,
+                    layer,
+                    max_live,
+                    total_cap,
+                    lbase,
+                    qprev,
+                    qtail,
+                    kids,
+                    encs,
+                    hashes,
+                    codes,
+                    rel,
+                    params,
+                    recs,
+                    lay,
+                    rid,
+                    heap,
+                    fifo,
+                    parent,
+                    code,
+                    table,
+                )
                 if outcome != NEED_ROOM:
                     break
                 outcome = RUNNING

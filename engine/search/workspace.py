@@ -14,17 +14,43 @@ import numpy as np
 
 from engine.outcomes import UNKNOWN
 from engine.search.control import (
-    CODE_MASK, C_DONE, C_DONE_HERE, C_FREE, C_GEN, C_GOALC, C_GOALP, C_HIGH, C_HSIZE, C_LAYER, C_LBASE, C_NREC,
-    C_OUTCOME, C_RUNMIN, C_SPILL, C_TOTAL, ORDER_LINE, ORDER_LONG_GUIDE, ORDER_SWEEP, grow_array,
+    C_DONE,
+    C_DONE_HERE,
+    C_FREE,
+    C_GEN,
+    C_GOALC,
+    C_GOALP,
+    C_HIGH,
+    C_HSIZE,
+    C_LAYER,
+    C_LBASE,
+    C_NREC,
+    C_OUTCOME,
+    C_RUNMIN,
+    C_SPILL,
+    C_TOTAL,
+    CODE_MASK,
+    ORDER_LINE,
+    ORDER_LONG_GUIDE,
+    ORDER_SWEEP,
+    grow_array,
 )
 from engine.search.depth_first import DFS_DEPTH, DFS_MOVES, LINE_DEPTH, LINE_MOVES
 from engine.search.encoding import FRAME_SIZE
 from engine.search.guide import N_ATOMS
 from engine.search.heap import SORT_STACK, sort_pairs
-from engine.search.open_table import GEN_MAX, big_table_full, reinsert
+from engine.search.position_table import big_table_full, next_gen, reinsert
 from engine.search.positions import REC_BYTES, REC_WORDS, STATE_WORDS
 from engine.search.sweep import (
-    SPILL_KEEP, SWEEP_LINK_BUFFER, SWEEP_LOAD_SHARE, keys_of, level_cut, mark, split_at, sweep_drop, sweep_load,
+    SPILL_KEEP,
+    SWEEP_LINK_BUFFER,
+    SWEEP_LOAD_SHARE,
+    keys_of,
+    level_cut,
+    mark,
+    split_at,
+    sweep_drop,
+    sweep_load,
     sweep_room,
 )
 from engine.search.sweep_runs import WaitingRuns
@@ -137,17 +163,25 @@ class Workspace:
         """The streamlined search's line (positions, move stack, its bounds per depth, next move, move made),
         mapped at its first use (pages cost memory only as deep as a line goes)."""
         if self.dfs is None:
-            self.dfs = (np.empty((DFS_DEPTH, STATE_WORDS * 8), dtype=np.uint8), np.empty(DFS_MOVES, dtype=np.int64),
-                        np.empty(DFS_DEPTH + 1, dtype=np.int64), np.empty(DFS_DEPTH, dtype=np.int64),
-                        np.empty(DFS_DEPTH, dtype=np.int64))
+            self.dfs = (
+                np.empty((DFS_DEPTH, STATE_WORDS * 8), dtype=np.uint8),
+                np.empty(DFS_MOVES, dtype=np.int64),
+                np.empty(DFS_DEPTH + 1, dtype=np.int64),
+                np.empty(DFS_DEPTH, dtype=np.int64),
+                np.empty(DFS_DEPTH, dtype=np.int64),
+            )
         return self.dfs
 
     def line_stack(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The line search's line, as :meth:`dfs_stack` but its positions as 48-byte records, and deeper."""
         if self.line is None:
-            self.line = (np.empty((LINE_DEPTH, REC_BYTES), dtype=np.uint8), np.empty(LINE_MOVES, dtype=np.int64),
-                         np.empty(LINE_DEPTH + 1, dtype=np.int64), np.empty(LINE_DEPTH, dtype=np.int64),
-                         np.empty(LINE_DEPTH, dtype=np.int64))
+            self.line = (
+                np.empty((LINE_DEPTH, REC_BYTES), dtype=np.uint8),
+                np.empty(LINE_MOVES, dtype=np.int64),
+                np.empty(LINE_DEPTH + 1, dtype=np.int64),
+                np.empty(LINE_DEPTH, dtype=np.int64),
+                np.empty(LINE_DEPTH, dtype=np.int64),
+            )
         return self.line
 
     def stack(self, order: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -204,8 +238,8 @@ class Workspace:
         sort_pairs(keys, out, np.zeros(SORT_STACK, dtype=np.int64))
         part = 1 << 21
         for i in range(0, out.shape[0], part):  # copied out of the records a part at a time
-            e = out[i:i + part]
-            self.runs.write_part(keys[i:i + part], self.rid[e], self.recs[e], last=i + part >= out.shape[0])
+            e = out[i : i + part]
+            self.runs.write_part(keys[i : i + part], self.rid[e], self.recs[e], last=i + part >= out.shape[0])
         del keys
         mark(out, self.lay, 0)
         self._drop(ctl, int(ctl[C_LAYER]))
@@ -219,8 +253,9 @@ class Workspace:
     def _drop(self, ctl: np.ndarray, below: int) -> None:
         """Free the sweep's live records of layers 0..below-1 (``sweep_drop``), as the kernel does: the expanded
         ones left live are then those of the layer being expanded."""
-        freed, gen, free = sweep_drop(self.recs, self.lay, int(ctl[C_HIGH]), below, self.table, int(ctl[C_GEN]),
-                                       int(ctl[C_FREE]))
+        freed, gen, free = sweep_drop(
+            self.recs, self.lay, int(ctl[C_HIGH]), below, self.table, int(ctl[C_GEN]), int(ctl[C_FREE])
+        )
         ctl[C_NREC] -= freed
         ctl[C_DONE] = ctl[C_DONE_HERE]
         ctl[C_GEN], ctl[C_FREE] = gen, free
@@ -260,8 +295,20 @@ class Workspace:
         ctl[C_GEN] = gen
         for keys, rids, recs in runs.take(upto):  # a piece at a time; copies merge through the table
             ctl[C_HSIZE], ctl[C_FREE], ctl[C_HIGH], ctl[C_NREC] = sweep_load(
-                keys, rids, recs, self.recs, self.lay, self.rid, self.sweep_heap, int(ctl[C_HSIZE]), self.table, gen,
-                int(ctl[C_FREE]), int(ctl[C_HIGH]), int(ctl[C_NREC]))
+                keys,
+                rids,
+                recs,
+                self.recs,
+                self.lay,
+                self.rid,
+                self.sweep_heap,
+                int(ctl[C_HSIZE]),
+                self.table,
+                gen,
+                int(ctl[C_FREE]),
+                int(ctl[C_HIGH]),
+                int(ctl[C_NREC]),
+            )
         ctl[C_RUNMIN] = runs.least()
 
     def sweep_codes(self, ctl: np.ndarray) -> np.ndarray:
@@ -285,7 +332,7 @@ class Workspace:
         sweep's: :meth:`sweep_codes`)."""
         return self.parent, self.mcode
 
-    def probe_workspace(self, max_nodes: int) -> "Workspace":
+    def probe_workspace(self, max_nodes: int) -> Workspace:
         """The probe's own tables (docs/solvers.md, "The probe"), made at the first probe and kept with these."""
         if self.probe is None:
             self.probe = Workspace()
@@ -302,8 +349,5 @@ class Workspace:
         return self.seen_gen
 
     def next_gen(self) -> int:
-        self.gen += 1
-        if self.gen > GEN_MAX:
-            self.table[:] = 0
-            self.gen = 1
+        self.gen = next_gen(self.table, self.gen)
         return self.gen
