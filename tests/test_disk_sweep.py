@@ -10,18 +10,19 @@ import shutil
 
 import numba as nb
 import numpy as np
-import pytest
-
-from engine.search import disk_sweep as ds
 import open_solver as osol
+import pytest
+from test_open_solitaire_search import _srules
+
 from engine.cards import DECK_52
 from engine.deals import seeded_deals
 from engine.games import penguin
 from engine.outcomes import UNKNOWN, UNSOLVABLE, WON
-from engine.search.position_table import words_hash
 from engine.reference import open_solitaire as reference
 from engine.registry import get_game
-from test_open_solitaire_search import _srules
+from engine.search import disk_rows as dr
+from engine.search import disk_sweep as ds
+from engine.search.position_table import words_hash
 
 # Unsolvable deals (seed 99) and how many positions the plain exhaustive search reaches from each (the guide run to
 # its end: the numbers tests/test_sweep_runs.py holds the sweep in memory to).  FreeCell's empty columns take any
@@ -37,7 +38,7 @@ UNSOLVABLE_DEALS = [
 @pytest.fixture(autouse=True)
 def _small_blocks(monkeypatch):
     """Pending files in blocks of 64 rows, so that the small deals here read and search across many blocks."""
-    monkeypatch.setattr(ds, "PACK_BLOCK", 64)
+    monkeypatch.setattr(dr, "PACK_BLOCK", 64)
 
 
 def _position(game: str, over: dict, seed: int, deal_no: int):
@@ -112,33 +113,39 @@ def test_fresh_finds_copies_word_by_word():
     records word by word (a table of 16 slots for 8 rows: probes run into each other)."""
     old = _with_hashes([[1, 2], [3, 4]])
     cand = _with_hashes([[3, 4], [5, 6], [1, 3], [5, 6], [1, 2], [7, 8]])
-    assert ds._fresh(cand, old, 2).tolist() == [False, True, True, False, False, True]
-    assert ds._fresh(cand, old[:0], 2).tolist() == [True, True, True, False, True, True]
+    assert dr.fresh(cand, old, 2).tolist() == [False, True, True, False, False, True]
+    assert dr.fresh(cand, old[:0], 2).tolist() == [True, True, True, False, True, True]
     same_hash = cand.copy()
     same_hash[:, 2] = np.uint64(0xFFFF_FFFF_FFFF_FFFF)  # every slot bit and tag bit alike: the records decide
-    assert ds._fresh(same_hash, same_hash[:0], 2).tolist() == [True, True, True, False, True, True]
+    assert dr.fresh(same_hash, same_hash[:0], 2).tolist() == [True, True, True, False, True, True]
     tags = cand.copy()
     tags[:, 2] = np.uint64(5) + (np.arange(6, dtype=np.uint64) << np.uint64(25))  # one slot, the tags differ
-    assert ds._fresh(tags, tags[:0], 2).tolist() == [True] * 6  # a copy whose hash differs is not found: hashes
+    assert dr.fresh(tags, tags[:0], 2).tolist() == [True] * 6  # a copy whose hash differs is not found: hashes
     # are a function of the record, so copies always share theirs
 
 
 def test_bucket_sort_is_stable_and_counts():
     """Rows sorted by their hash's top 8 bits, rows of one bucket in the order they came, with the counts."""
     rng = np.random.default_rng(5)
-    rows = np.column_stack([np.arange(1000, dtype=np.uint64),
-                            rng.integers(0, 1 << 63, 1000, dtype=np.int64).astype(np.uint64) << np.uint64(1)])
-    out, counts = ds._bucket_sort(rows, 1)
-    order = np.argsort(rows[:, 1] >> np.uint64(ds.BUCKET_SHIFT), kind="stable")
+    rows = np.column_stack(
+        [
+            np.arange(1000, dtype=np.uint64),
+            rng.integers(0, 1 << 63, 1000, dtype=np.int64).astype(np.uint64) << np.uint64(1),
+        ]
+    )
+    out, counts = dr.bucket_sort(rows, 1)
+    order = np.argsort(rows[:, 1] >> np.uint64(dr.BUCKET_SHIFT), kind="stable")
     assert np.array_equal(out, rows[order]) and counts.sum() == 1000
-    assert np.array_equal(counts, np.bincount((rows[:, 1] >> np.uint64(ds.BUCKET_SHIFT)).astype(np.int64),
-                                              minlength=ds.NBUCKETS))
+    assert np.array_equal(
+        counts, np.bincount((rows[:, 1] >> np.uint64(dr.BUCKET_SHIFT)).astype(np.int64), minlength=dr.NBUCKETS)
+    )
 
 
 @nb.njit  # not cached: a cached kernel is not compiled again when a function it inlines from another module changes
 def _walk_layers(st, rel, params, masks, steps, seed):
-    """Random walks from ``st`` (from it again at each dead end): at each position every child's layer key, found from the parent's blocked cards
-    (``_layer_after``) and from its columns (``_sweep_layer``); returns (children compared, mismatches)."""
+    """Random walks from ``st`` (from it again at each dead end): at each position every child's layer key, found
+    from the parent's blocked cards (``_layer_after``) and from its columns (``_sweep_layer``); returns (children
+    compared, mismatches)."""
     np.random.seed(seed)
     mv = np.zeros(2048, dtype=np.int64)
     empty_out = np.zeros(0, dtype=np.int64)
@@ -168,10 +175,17 @@ def _walk_layers(st, rel, params, masks, steps, seed):
     return compared, bad
 
 
-@pytest.mark.parametrize("game, over", [
-    ("freecell", {"columns": 6}), ("freecell", {"sequence_move": "unlimited"}), ("penguin", {}),
-    ("king_albert", {}), ("king_albert", {"move_unit": "run"}), ("eight_off", {}),
-])
+@pytest.mark.parametrize(
+    "game, over",
+    [
+        ("freecell", {"columns": 6}),
+        ("freecell", {"sequence_move": "unlimited"}),
+        ("penguin", {}),
+        ("king_albert", {}),
+        ("king_albert", {"move_unit": "run"}),
+        ("eight_off", {}),
+    ],
+)
 def test_a_childs_layer_key_from_its_parents_is_the_sweeps(game, over):
     """The key the sweep on disk gives each child (from its parent's blocked cards, its move's head and its
     foundations) is ``_sweep_layer``'s, read off the child's columns: every child along random walks of 300
@@ -204,7 +218,7 @@ def test_pending_positions_come_back_by_layer_each_at_least_once(memory_rows):
     hashes = np.array([words_hash(r, nw) for r in recs], dtype=np.uint64)
     rows = np.column_stack([keys, recs, hashes, np.arange(keys.shape[0], dtype=np.uint64)])
     order = rng.permutation(keys.shape[0])
-    pending = ds._Pending(nw + 3, memory_rows)
+    pending = dr.Pending(nw + 3, memory_rows)
     for lot in np.array_split(rows[order], 97):
         pending.add(lot)
     if memory_rows == 40:  # files merged FAN_IN at a time, twice over
@@ -217,11 +231,11 @@ def test_pending_positions_come_back_by_layer_each_at_least_once(memory_rows):
         for piece in pending.take(key, 50):
             assert (piece[:, 0] == key).all()
             assert set(map(tuple, piece.tolist())) <= added
-            out.setdefault(key, set()).update(tuple(r) for r in piece[:, 1:1 + nw].tolist())
+            out.setdefault(key, set()).update(tuple(r) for r in piece[:, 1 : 1 + nw].tolist())
             taken += piece.shape[0]
     want = {}
     for r in rows.tolist():
-        want.setdefault(r[0], set()).add(tuple(r[1:1 + nw]))
+        want.setdefault(r[0], set()).add(tuple(r[1 : 1 + nw]))
     assert out == want
     if memory_rows < 100_000:
         assert pending.written > 0
@@ -235,8 +249,9 @@ def _paused_every_level(tmp_path, st, rel, params, frontier, every=1, **kw):
     pauses = 0
     ends = itertools.count(1)
     while True:
-        r = ds.disk_sweep(st, rel, params, frontier, 10**9, checkpoint=str(tmp_path),
-                          pause=lambda: next(ends) % every == 0, **kw)
+        r = ds.disk_sweep(
+            st, rel, params, frontier, 10**9, checkpoint=str(tmp_path), pause=lambda: next(ends) % every == 0, **kw
+        )
         if not r.paused:
             return r, pauses
         pauses += 1
@@ -302,7 +317,12 @@ def test_threads_make_the_same_search(monkeypatch, piece):
     for threads in (2, 3):
         r = ds.disk_sweep(st, rel, params, True, 10**9, threads=threads, **kw)
         assert (r.outcome, r.nodes, r.stored, r.written, r.peak_level) == (
-            one.outcome, one.nodes, one.stored, one.written, one.peak_level)
+            one.outcome,
+            one.nodes,
+            one.stored,
+            one.written,
+            one.peak_level,
+        )
     deal, rules, st, rel, params, frontier = _penguin_won_on_disk()
     kw = {"memory_rows": 2_000, "dedup_rows": 500}  # a level's candidates deduplicated in many groups
     one = ds.disk_sweep(st, rel, params, frontier, 10**7, **kw)
@@ -321,8 +341,7 @@ def test_a_checkpoint_of_another_deal_is_refused_and_kept(tmp_path):
     rules, st, rel = _position("freecell", {"cells": 1}, 99, 16)
     _, other, other_rel = _position("freecell", {"cells": 1}, 99, 17)
     params = osol.sweep_params(rules)
-    first = ds.disk_sweep(st, rel, params, True, 10**9, memory_rows=300, checkpoint=str(tmp_path),
-                          pause=lambda: True)
+    first = ds.disk_sweep(st, rel, params, True, 10**9, memory_rows=300, checkpoint=str(tmp_path), pause=lambda: True)
     assert first.paused and first.outcome == UNKNOWN
     before = sorted(p.name for p in tmp_path.iterdir())
     with pytest.raises(ds.CheckpointError, match="another deal"):
@@ -347,8 +366,7 @@ def test_a_damaged_checkpoint_is_refused_naming_its_file(tmp_path):
     file resumes the sweep."""
     rules, st, rel = _position("freecell", {"cells": 1}, 99, 16)
     params = osol.sweep_params(rules)
-    first = ds.disk_sweep(st, rel, params, True, 10**9, memory_rows=300, checkpoint=str(tmp_path),
-                          pause=lambda: True)
+    first = ds.disk_sweep(st, rel, params, True, 10**9, memory_rows=300, checkpoint=str(tmp_path), pause=lambda: True)
     assert first.paused
     doc = json.loads((tmp_path / ds.CHECKPOINT).read_text())
     level, chunk = doc["level"]["file"], doc["pending"]["chunks"][0]["file"]
@@ -356,12 +374,21 @@ def test_a_damaged_checkpoint_is_refused_naming_its_file(tmp_path):
     assert doc["levels"], "a kept level is opened before the level refused"
 
     def open_here() -> list[str]:
-        return [t for t in (os.readlink(f"/proc/self/fd/{fd}") for fd in os.listdir("/proc/self/fd")
-                            if os.path.exists(f"/proc/self/fd/{fd}")) if t.startswith(str(tmp_path))]
+        return [
+            t
+            for t in (
+                os.readlink(f"/proc/self/fd/{fd}")
+                for fd in os.listdir("/proc/self/fd")
+                if os.path.exists(f"/proc/self/fd/{fd}")
+            )
+            if t.startswith(str(tmp_path))
+        ]
 
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
-    for damage, why in ((lambda: (tmp_path / level).write_bytes(before[level][:-5]), "not a packed rows file"),
-                        (lambda: shutil.copy(tmp_path / chunk, tmp_path / level), "holds .* rows, not")):
+    for damage, why in (
+        (lambda: (tmp_path / level).write_bytes(before[level][:-5]), "not a packed rows file"),
+        (lambda: shutil.copy(tmp_path / chunk, tmp_path / level), "holds .* rows, not"),
+    ):
         damage()
         damaged = (tmp_path / level).read_bytes()
         refusal = f"its file {level}: .*{why}.*allowed: a checkpoint whole"
@@ -423,13 +450,22 @@ def test_a_run_killed_goes_on_from_its_last_save(tmp_path, memory_rows):
 
     while True:
         try:
-            r = ds.disk_sweep(st, rel, params, True, 10**9, memory_rows=memory_rows, progress=progress,
-                              checkpoint=str(tmp_path), save=lambda: next(saves) % 7 == 0)
+            r = ds.disk_sweep(
+                st,
+                rel,
+                params,
+                True,
+                10**9,
+                memory_rows=memory_rows,
+                progress=progress,
+                checkpoint=str(tmp_path),
+                save=lambda: next(saves) % 7 == 0,
+            )
             break
         except _Killed:
             kills += 1
             assert (tmp_path / ds.CHECKPOINT).exists()
-            (tmp_path / f"{ds.ROWS_PREFIX}orphan{kills}{ds.ROWS_SUFFIX}").write_bytes(b"\0" * 80)
+            (tmp_path / f"{dr.ROWS_PREFIX}orphan{kills}{dr.ROWS_SUFFIX}").write_bytes(b"\0" * 80)
     assert kills > 5
     assert (r.outcome, r.nodes, r.stored) == (UNSOLVABLE, 25_831, 25_831)
     assert (r.written, r.peak_level, r.paused) == (plain.written, plain.peak_level, False)
@@ -453,8 +489,17 @@ def test_files_kept_only_for_a_checkpoint_bring_on_a_new_one(tmp_path, monkeypat
 
     monkeypatch.setattr(ds, "_save", counted)
     ends = itertools.count(1)
-    r = ds.disk_sweep(st, rel, params, True, 10**9, memory_rows=40, dedup_rows=40, checkpoint=str(tmp_path),
-                      save=lambda: next(ends) == 20)  # asked for once, when the levels are in files
+    r = ds.disk_sweep(
+        st,
+        rel,
+        params,
+        True,
+        10**9,
+        memory_rows=40,
+        dedup_rows=40,
+        checkpoint=str(tmp_path),
+        save=lambda: next(ends) == 20,
+    )  # asked for once, when the levels are in files
     assert len(saves) > 20 and saves[0] == 0 and all(h > 0 for h in saves[1:])
     assert (r.outcome, r.stored, r.written) == (UNSOLVABLE, 25_831, plain.written)
     assert list(tmp_path.iterdir()) == []
@@ -472,13 +517,24 @@ def test_the_heartbeat_counts_each_levels_work_to_its_end(monkeypatch):
     plain = ds.disk_sweep(st, rel, params, True, 10**9, **kw)
     beats: dict[tuple[int, int, str], list[tuple[int, int]]] = {}
     sizes: dict[tuple[int, int], int] = {}
-    r = ds.disk_sweep(st, rel, params, True, 10**9, **kw,
-                      heartbeat=lambda layer, level, what, done, of: beats.setdefault(
-                          (layer, level, what), []).append((done, of)),
-                      progress=lambda layer, level, n, *_: sizes.__setitem__((layer, level), n))
+    r = ds.disk_sweep(
+        st,
+        rel,
+        params,
+        True,
+        10**9,
+        **kw,
+        heartbeat=lambda layer, level, what, done, of: beats.setdefault((layer, level, what), []).append((done, of)),
+        progress=lambda layer, level, n, *_: sizes.__setitem__((layer, level), n),
+    )
     assert (r.outcome, r.nodes, r.stored, r.written, r.peak_level) == (
-        plain.outcome, plain.nodes, plain.stored, plain.written, plain.peak_level)
-    for (layer, level, what), seen in beats.items():
+        plain.outcome,
+        plain.nodes,
+        plain.stored,
+        plain.written,
+        plain.peak_level,
+    )
+    for (_layer, level, what), seen in beats.items():
         dones = [d for d, _ in seen]
         assert len({of for _, of in seen}) == 1 and dones == sorted(set(dones)) and dones[-1] == seen[0][1]
         assert what in ("gathering", "expanding", "deduplicating") and (level == 0) >= (what == "gathering")

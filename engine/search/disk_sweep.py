@@ -55,383 +55,52 @@ import fcntl
 import hashlib
 import json
 import os
-import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from collections import deque
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import IO, TypeVar
 
 import numba as nb
 import numpy as np
 
-from engine.search.encoding import FRAME_SIZE, F_WORDS, ORDER_SCRATCH, decode_frame, encode_record, sweep_frame
+from engine.outcomes import UNKNOWN, UNSOLVABLE, WON
+from engine.search.disk_rows import (
+    NBUCKETS,
+    ROWS_PREFIX,
+    ROWS_SUFFIX,
+    TEMP,
+    Chunk,
+    Files,
+    Links,
+    Part,
+    PartWriter,
+    Pending,
+    Rows,
+    bucket_groups,
+    bucket_sort,
+    bucketed_part,
+    close_file,
+    fresh,
+    joined,
+)
+from engine.search.encoding import F_WORDS, FRAME_SIZE, ORDER_SCRATCH, decode_frame, encode_record, sweep_frame
 from engine.search.expansion import KID_CHUNK, expansion_buffers, prepare_children
 from engine.search.lines import replay_line
 from engine.search.moves import gen_moves
+from engine.search.packed_rows import PackedFileError
 from engine.search.positions import O_FND, P_WORRY, REC_WORDS, STATE_SIZE, STATE_WORDS, foundation_total
 from engine.search.safe_moves import play_safe_moves
 from engine.search.sweep import sweep_layer
-from engine.outcomes import UNKNOWN, UNSOLVABLE, WON
-from engine.search.packed_rows import BLOCK_ROWS, PackedFileError, PackedRows, PackedWriter
-from engine.search.position_table import words_hash
 
 T, R = TypeVar("T"), TypeVar("R")
-NBUCKETS = 256  # a record's bucket: the top 8 bits of its hash (the slots below use the low bits)
-BUCKET_SHIFT = 56
 CODE_BITS = 12  # a link: parent number << CODE_BITS | the move's code (codes are below 2^12: CODE_MASK)
 NO_PARENT = np.uint64(np.iinfo(np.uint64).max)  # the root's link
 OUT_ROWS = 1 << 16  # children of each kind the expansion kernel writes before it returns to have them filed
 PIECE = 1 << 16  # records of a level read and expanded at once
 MEMORY_ROWS = 1 << 22  # rows of one kind (candidates, a level, pending positions) kept in memory before files
-FAN_IN = 8  # pending files merged at once (_Pending)
-PACK_BLOCK = BLOCK_ROWS  # rows of a file's compressed blocks (engine/packed_rows.py)
 DEDUP_ROWS = 1 << 23  # candidates and old records deduplicated together at most (one group of buckets; at least
 # one bucket, however large)
-
-# Every row is a run of uint64 words: a level's (record, hash), a candidate's (record, hash, link), a pending
-# position's (layer key, record, hash, link); nw is the record's width in words.  The hash always follows the
-# record, at column ``hcol``; in files it is left out and put back as the rows are read (``_unpacked``).
-
-
-@nb.njit(cache=True, nogil=True)
-def _unpacked(packed, hcol, rec0):
-    """Rows as read from a packed file (``_RowsWriter``), with their hash put back at column ``hcol``: the hash is
-    a function of the record (``words_hash`` of its words, columns rec0..hcol-1, as ``_expand`` and the root's
-    encoding make it), so a file need not hold it."""
-    out = np.empty((packed.shape[0], packed.shape[1] + 1), dtype=np.uint64)
-    for r in range(packed.shape[0]):
-        for t in range(hcol):
-            out[r, t] = packed[r, t]
-        out[r, hcol] = words_hash(packed[r, rec0:], hcol - rec0)
-        for t in range(hcol, packed.shape[1]):
-            out[r, t + 1] = packed[r, t]
-    return out
-
-
-class _RowsWriter:
-    """A new file of rows ``width`` words wide, the hash at column ``hcol`` left out, packed: compressed in blocks
-    (engine/packed_rows.py: pending rows of 6 columns' deal 2478 take 12.6 bytes where they held 48)."""
-
-    def __init__(self, files: _Files, width: int, hcol: int) -> None:
-        self.file = files.new()
-        self.cols = [t for t in range(width) if t != hcol]
-        self.out = PackedWriter(self.file, width - 1, PACK_BLOCK)
-
-    def add(self, rows: np.ndarray) -> None:
-        self.out.add(rows[:, self.cols])
-
-    def finish(self) -> IO[bytes]:
-        self.out.finish()
-        return self.file
-
-
-class _Rows:
-    """Rows ``width`` words wide, their record at columns rec0..hcol-1 and its hash at ``hcol``: in memory, or in a
-    packed file (``_RowsWriter``)."""
-
-    def __init__(self, width: int, rows: np.ndarray | None, file: IO[bytes] | None, hcol: int,
-                 rec0: int = 0, n: int | None = None, what: str = "file") -> None:
-        """``n``: the rows a file must hold (its footer says how many it does; ``what`` names it if they differ)."""
-        self.width, self.rows, self.file, self.hcol, self.rec0 = width, rows, file, hcol, rec0
-        self.packed = PackedRows(file) if file is not None else None
-        if self.packed is not None and n is not None and self.packed.n != n:
-            raise PackedFileError(f"{what} holds {self.packed.n} rows, not {n}")
-
-    def read(self, lo: int, hi: int) -> np.ndarray:
-        """Rows lo..hi-1."""
-        if self.rows is not None:
-            return self.rows[lo:hi]
-        return _unpacked(self.packed.read(lo, hi), self.hcol, self.rec0)
-
-    def write(self, files: _Files, lo: int) -> IO[bytes]:
-        """Rows from ``lo`` on, in memory, as a new packed file."""
-        w = _RowsWriter(files, self.width, self.hcol)
-        w.add(self.rows[lo:])
-        return w.finish()
-
-    def close(self) -> None:
-        if self.file is not None:
-            _close_file(self.file)
-        self.rows = self.file = self.packed = None
-
-
-class _Part(_Rows):
-    """Rows sorted by bucket (their hash's top bits), with the row where each bucket starts (``starts[b]``;
-    ``starts[NBUCKETS]`` is the row count)."""
-
-    def __init__(self, starts: np.ndarray, width: int, rows: np.ndarray | None, file: IO[bytes] | None,
-                 hcol: int) -> None:
-        super().__init__(width, rows, file, hcol, n=int(starts[-1]), what="a level's file")
-        self.starts = starts
-
-    @property
-    def n(self) -> int:
-        return int(self.starts[-1])
-
-    def buckets(self, b0: int, b1: int) -> np.ndarray:
-        """The rows of buckets b0..b1-1."""
-        return self.read(int(self.starts[b0]), int(self.starts[b1]))
-
-
-ROWS_PREFIX, ROWS_SUFFIX = "rows-", ".u64"  # a checkpoint directory's files of rows
-
-
-class _Files:
-    """Where the sweep's files go.  With no directory, unlinked temporary files: the system frees them when they are
-    closed, or when the process ends however it ends.  With one (a checkpoint's), named files in it, each removed
-    when the sweep closes it unless the checkpoint on disk names it (``pinned``): those stay until a newer
-    checkpoint no longer names them (``_save``), or the sweep ends decided (``disk_sweep``)."""
-
-    def __init__(self, directory: str | None = None) -> None:
-        self.directory = directory
-        self.pinned: set[str] = set()
-        self.held = 0  # bytes of files the sweep is done with, kept only for the checkpoint (``HELD_MAX``)
-
-    def new(self) -> IO[bytes]:
-        if self.directory is None:
-            f = tempfile.TemporaryFile(prefix="patience-disk-sweep-")
-        else:
-            fd, path = tempfile.mkstemp(prefix=ROWS_PREFIX, suffix=ROWS_SUFFIX, dir=self.directory)
-            os.close(fd)
-            f = self.open(path)
-        return f
-
-    def open(self, path: str) -> IO[bytes]:
-        """A named file of the sweep's, read and written."""
-        f = open(path, "r+b")
-        f.sweep_path, f.sweep_files = path, self
-        return f
-
-
-def _close_file(f: IO[bytes]) -> None:
-    path = getattr(f, "sweep_path", None)
-    if path is not None and path in f.sweep_files.pinned:
-        f.sweep_files.held += os.fstat(f.fileno()).st_size
-        path = None
-    f.close()
-    if path is not None:
-        os.unlink(path)
-
-
-TEMP = _Files()
-
-
-@nb.njit(cache=True, nogil=True)
-def _bucket_sort(rows, hcol):
-    """``rows`` sorted by bucket (a counting sort: stable) and each bucket's row count."""
-    counts = np.zeros(NBUCKETS, dtype=np.int64)
-    for r in range(rows.shape[0]):
-        counts[rows[r, hcol] >> np.uint64(BUCKET_SHIFT)] += 1
-    at = np.zeros(NBUCKETS, dtype=np.int64)
-    for b in range(1, NBUCKETS):
-        at[b] = at[b - 1] + counts[b - 1]
-    out = np.empty_like(rows)
-    for r in range(rows.shape[0]):
-        b = rows[r, hcol] >> np.uint64(BUCKET_SHIFT)
-        out[at[b]] = rows[r]
-        at[b] += 1
-    return out, counts
-
-
-class _PartWriter:
-    """A part made from lots of rows (the hash at column ``hcol``) each sorted by bucket, each lot's buckets no
-    lower than the lot's before: in memory until it passes ``memory_rows``, then written out as it comes, so that
-    it is never all in memory."""
-
-    def __init__(self, width: int, hcol: int, memory_rows: int, files: _Files = TEMP) -> None:
-        self.width, self.hcol, self.memory_rows, self.files = width, hcol, memory_rows, files
-        self.lots: list[np.ndarray] = []
-        self.counts = np.zeros(NBUCKETS, dtype=np.int64)
-        self.out: _RowsWriter | None = None
-        self.n = 0
-
-    def add(self, rows: np.ndarray, counts: np.ndarray) -> None:
-        self.counts += counts
-        if self.out is None and self.n + rows.shape[0] > self.memory_rows:
-            self.out = _RowsWriter(self.files, self.width, self.hcol)
-            for lot in self.lots:
-                self.out.add(lot)
-            self.lots = []
-        if self.out is not None:
-            self.out.add(rows)
-        else:
-            self.lots.append(rows)
-        self.n += rows.shape[0]
-
-    def done(self) -> _Part:
-        starts = np.zeros(NBUCKETS + 1, dtype=np.int64)
-        starts[1:] = np.cumsum(self.counts)
-        if self.out is not None:
-            return _Part(starts, self.width, None, self.out.finish(), self.hcol)
-        rows = np.concatenate(self.lots) if self.lots else np.zeros((0, self.width), dtype=np.uint64)
-        return _Part(starts, self.width, rows, None, self.hcol)
-
-
-def _part(rows: np.ndarray, hcol: int, memory_rows: int, files: _Files = TEMP) -> _Part:
-    """A part of ``rows`` (their hash at column ``hcol``), sorted by bucket here, written out when more than
-    ``memory_rows``."""
-    w = _PartWriter(rows.shape[1], hcol, memory_rows, files)
-    w.add(*_bucket_sort(rows, hcol))
-    return w.done()
-
-
-class _Chunk(_Rows):
-    """Pending rows sorted by layer key (column 0), from ``cursor`` on still waiting."""
-
-    def __init__(self, rows: np.ndarray | None, file: IO[bytes] | None, n: int, width: int) -> None:
-        super().__init__(width, rows, file, width - 2, 1, n=n, what="a pending file")
-        self.n, self.cursor = n, 0
-        self.tier = 0  # a file's merges (_Pending)
-
-    def left(self) -> int:
-        return self.n - self.cursor
-
-    def key(self, i: int) -> int:
-        if self.rows is not None:
-            return int(self.rows[i, 0])
-        return self.packed.key(i)
-
-    def past(self, key: int) -> int:
-        """The first row from the cursor on whose key is above ``key``."""
-        if self.rows is not None:
-            return self.cursor + int(np.searchsorted(self.rows[self.cursor:, 0], np.uint64(key), side="right"))
-        return self.packed.first_above(self.cursor, key)  # one block read
-
-
-def _by_key(parts: list[np.ndarray]) -> np.ndarray:
-    """Rows sorted by layer key (column 0), stable (timsort: sorted runs merge in linear time)."""
-    rows = parts[0] if len(parts) == 1 else np.concatenate(parts)
-    return rows[np.argsort(rows[:, 0], kind="stable")]
-
-
-class _Pending:
-    """Positions waiting for a higher layer, as chunks of rows sorted by layer key; taken layer by layer, least
-    key first.  Chunks in memory are merged two by two as a binary counter does (a chunk is merged into the one
-    before once it is at least half its size: at most about log2 of them), copies of a position merged as they
-    meet (one kept: any copy's link is a real parent's), and written out as one chunk once they pass
-    ``memory_rows``.  Files are merged by tiers, ``FAN_IN`` at once, a range of keys at a time (so that a deal
-    whose positions reach the higher layers by many paths does not keep every path's copy on disk): a file
-    written from memory is of tier 0, and ``FAN_IN`` files of one tier make one of the next.  A row is so
-    rewritten about log_FAN_IN of the files' count times, not log2: merging files two by two took a third of
-    FreeCell 6 columns deal 3499's time (py-spy), and FAN_IN 8 writes 27% fewer rows in all on deal 2478's first
-    3x10^7 positions with 2^19 rows in memory.  Copies in files not yet merged are dropped when their layer is
-    taken, with the level they make (``make_level``), so merging less never changes what is stored."""
-
-    def __init__(self, width: int, memory_rows: int, files: _Files = TEMP) -> None:
-        self.width, self.memory_rows, self.store = width, memory_rows, files
-        self.memory: list[_Chunk] = []
-        self.files: list[_Chunk] = []
-        self.written = 0  # rows written out in all
-
-    def _merged(self, parts: list[np.ndarray]) -> np.ndarray:
-        """The rows of ``parts``, one copy of each position, sorted by key."""
-        rows = parts[0] if len(parts) == 1 else np.concatenate(parts)
-        rows = rows[_fresh(rows[:, 1:], np.zeros((0, self.width - 1), dtype=np.uint64), self.width - 3)]
-        return _by_key([rows])
-
-    def add(self, rows: np.ndarray) -> None:
-        if rows.shape[0] == 0:
-            return
-        self.memory.append(_Chunk(_by_key([rows]), None, rows.shape[0], self.width))
-        while len(self.memory) > 1 and 2 * self.memory[-1].left() >= self.memory[-2].left():
-            b, a = self.memory.pop(), self.memory.pop()
-            rows = self._merged([a.rows[a.cursor:], b.rows[b.cursor:]])
-            self.memory.append(_Chunk(rows, None, rows.shape[0], self.width))
-        if sum(c.left() for c in self.memory) > self.memory_rows:
-            rows = self._merged([c.rows[c.cursor:] for c in self.memory])
-            self.memory = []
-            w = _RowsWriter(self.store, self.width, self.width - 2)
-            w.add(rows)
-            self.files.append(_Chunk(None, w.finish(), rows.shape[0], self.width))
-            self.written += rows.shape[0]
-            while True:
-                tier, run = self.files[-1].tier, 1  # the last files of the last one's tier
-                while run < len(self.files) and self.files[-run - 1].tier == tier:
-                    run += 1
-                if run < FAN_IN:
-                    break
-                merged = self._merge_files(self.files[-run:])
-                merged.tier = tier + 1
-                del self.files[-run:]
-                self.files.append(merged)
-
-    def _merge_files(self, chunks: list[_Chunk]) -> _Chunk:
-        """One chunk of every row waiting in ``chunks`` (closed), copies of a position merged, a range of keys
-        at a time: the keys below the least of the chunks' keys ``piece`` rows on (fewer than ``piece`` rows from
-        each chunk), or when that is the least key, that key's rows alone (written through as they are, in
-        pieces, when more than ``memory_rows``)."""
-        w, n = _RowsWriter(self.store, self.width, self.width - 2), 0
-        piece = max(1, self.memory_rows // len(chunks))
-
-        def put(rows: np.ndarray) -> None:
-            nonlocal n
-            w.add(rows)
-            n += rows.shape[0]
-
-        while True:
-            live = [c for c in chunks if c.left() > 0]
-            if not live:
-                break
-            least = min(c.key(c.cursor) for c in live)
-            cuts = [c.key(c.cursor + piece - 1) for c in live if c.left() > piece]
-            upto = min(cuts) - 1 if cuts and min(cuts) > least else least if cuts else None
-            ends = [c.n if upto is None else c.past(upto) for c in live]
-            if sum(e - c.cursor for c, e in zip(live, ends)) > self.memory_rows:  # one key, too many rows
-                for c, e in zip(live, ends):
-                    for lo in range(c.cursor, e, piece):
-                        put(c.read(lo, min(e, lo + piece)))
-            else:
-                put(self._merged([c.read(c.cursor, e) for c, e in zip(live, ends)]))
-            for c, e in zip(live, ends):
-                c.cursor = e
-        for c in chunks:
-            c.close()
-        self.written += n
-        return _Chunk(None, w.finish(), n, self.width)
-
-    def least(self) -> int | None:
-        """The least key waiting, or None."""
-        return min((c.key(c.cursor) for c in self.memory + self.files), default=None)
-
-    def count(self, key: int) -> int:
-        """How many rows of ``key`` (the least waiting) wait, copies counted (a block read a file)."""
-        return sum(c.past(key) - c.cursor for c in self.memory + self.files)
-
-    def take(self, key: int, piece: int) -> Iterator[np.ndarray]:
-        """Every row of ``key`` (the least waiting), in pieces of at most ``piece`` rows."""
-        for c in self.memory + self.files:
-            end = c.past(key)
-            while c.cursor < end:
-                m = min(end - c.cursor, piece)
-                yield c.read(c.cursor, c.cursor + m)
-                c.cursor += m
-        for c in self.memory + self.files:
-            if c.left() == 0:
-                c.close()
-        self.memory = [c for c in self.memory if c.left() > 0]
-        self.files = [c for c in self.files if c.left() > 0]
-
-    def close(self) -> None:
-        for c in self.memory + self.files:
-            c.close()
-        self.memory, self.files = [], []
-
-
-def _groups(counts: np.ndarray, most: int) -> list[tuple[int, int]]:
-    """Buckets 0..NBUCKETS-1 cut into runs of consecutive buckets of at most ``most`` rows each (a bucket larger
-    than that alone)."""
-    if int(counts.sum()) <= most:
-        return [(0, NBUCKETS)]
-    out, b0, rows = [], 0, 0
-    for b in range(NBUCKETS):
-        if b > b0 and rows + int(counts[b]) > most:
-            out.append((b0, b))
-            b0, rows = b, 0
-        rows += int(counts[b])
-    out.append((b0, NBUCKETS))
-    return out
-
 
 LAYER_CARDS = (1 << 52) - 1  # a layer key's low 52 bits: the cards not blocked
 
@@ -441,7 +110,7 @@ def up_masks(rel: np.ndarray) -> np.ndarray:
     relative rank ``rel[c]`` is below h), as 52 bits."""
     masks = np.zeros((4, 14), dtype=np.int64)
     for c in range(52):
-        masks[c // 13, int(rel[c]) + 1:] |= np.int64(1) << np.int64(c)
+        masks[c // 13, int(rel[c]) + 1 :] |= np.int64(1) << np.int64(c)
     return masks
 
 
@@ -497,8 +166,25 @@ def _expand(recs, i0, first_id, ref, frame, rel, params, layer, masks, same, up)
         link = np.uint64(first_id + i) << np.uint64(CODE_BITS)
         for q0 in range(0, nm, KID_CHUNK):
             q1 = min(nm, q0 + KID_CHUNK)
-            f, won, _ = prepare_children(cur, mv, q0, q1, kids, encs, hashes, codes, kinds, False, rel,
-                                                params, order, table, empty_out, ref, frame)
+            f, won, _ = prepare_children(
+                cur,
+                mv,
+                q0,
+                q1,
+                kids,
+                encs,
+                hashes,
+                codes,
+                kinds,
+                False,
+                rel,
+                params,
+                order,
+                table,
+                empty_out,
+                ref,
+                frame,
+            )
             best = max(best, f)
             if won >= 0:
                 return i, ns, nu, best, first_id + i, codes[won - q0], 0
@@ -551,13 +237,23 @@ class _Expander:
     4934 (seed 99), its first 66,418,639 positions on the project's 2-core VM: 205 s of wall time with one
     thread, 127 s with two (192 CPU-s), the same levels and rows written, peak 1,672 MiB against 1,634."""
 
-    def __init__(self, threads: int, nw: int, root: np.ndarray, frame: np.ndarray, rel: np.ndarray,
-                 params: np.ndarray, masks: np.ndarray) -> None:
+    def __init__(
+        self,
+        threads: int,
+        nw: int,
+        root: np.ndarray,
+        frame: np.ndarray,
+        rel: np.ndarray,
+        params: np.ndarray,
+        masks: np.ndarray,
+    ) -> None:
         self.threads = max(1, threads)
         self.args = (root, frame, rel, params)
         self.masks = masks
-        self.outs = [(np.zeros((OUT_ROWS, nw + 2), dtype=np.uint64), np.zeros((OUT_ROWS, nw + 3), dtype=np.uint64))
-                     for _ in range(self.threads)]
+        self.outs = [
+            (np.zeros((OUT_ROWS, nw + 2), dtype=np.uint64), np.zeros((OUT_ROWS, nw + 3), dtype=np.uint64))
+            for _ in range(self.threads)
+        ]
         self.pool = ThreadPoolExecutor(self.threads) if self.threads > 1 else None
 
     def span(self, k: int, recs: np.ndarray, first_id: int, layer: int) -> _Span:
@@ -568,8 +264,9 @@ class _Expander:
         out = _Span([], [], 0, 0, -1, 0)
         i = 0
         while i < recs.shape[0]:
-            i1, ns, nu, b, won_id, won_code, below = _expand(recs, i, first_id, root, frame, rel, params, layer,
-                                                              self.masks, same_out, up_out)
+            i1, ns, nu, b, won_id, won_code, below = _expand(
+                recs, i, first_id, root, frame, rel, params, layer, self.masks, same_out, up_out
+            )
             if below:
                 raise AssertionError("a move lowered the sweep's layer key")
             out.nodes += i1 - i + (1 if won_id >= 0 else 0)
@@ -588,8 +285,10 @@ class _Expander:
         if self.pool is None:
             return lambda: [self.span(0, recs, first_id, layer)]
         cuts = [recs.shape[0] * k // self.threads for k in range(self.threads + 1)]
-        jobs = [self.pool.submit(self.span, k, recs[cuts[k]:cuts[k + 1]], first_id + cuts[k], layer)
-                for k in range(self.threads)]
+        jobs = [
+            self.pool.submit(self.span, k, recs[cuts[k] : cuts[k + 1]], first_id + cuts[k], layer)
+            for k in range(self.threads)
+        ]
         return lambda: [j.result() for j in jobs]
 
     def in_order(self, fn: Callable[[T], R], items: list[T]) -> Iterator[R]:
@@ -611,62 +310,6 @@ class _Expander:
             self.pool.shutdown()
 
 
-def _joined(arrays: list[np.ndarray], width: int) -> np.ndarray:
-    """One array of the rows of ``arrays``, in order."""
-    if not arrays:
-        return np.zeros((0, width), dtype=np.uint64)
-    return arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
-
-
-@nb.njit(cache=True, nogil=True)
-def _fresh(cand, old, nw):
-    """Which candidates (rows: record, hash, ...) are new: not among the ``old`` rows' records nor an earlier
-    candidate's.  An open-addressing set of row numbers (old rows first, then the candidates kept), slots by the
-    hash's low bits, each slot holding 31 other bits of the hash beside its row number, so that a probe reads a
-    row only when those bits match (most probes that miss then touch the slots alone: 20% less time than reading
-    every row probed, on 8 M candidates against 8 M old rows, though whole sweeps of 6 columns deals 220 and 2478,
-    with smaller groups, took about the same); a match is confirmed on the record, word by word.
-    Returns a boolean mask over the candidates."""
-    total = old.shape[0] + cand.shape[0]
-    if total >= 1 << 32:
-        raise ValueError("_fresh: more than 2^32 rows at once")
-    size = 16
-    while size < 2 * total:
-        size *= 2
-    mask = np.uint64(size - 1)
-    slots = np.full(size, -1, dtype=np.int64)
-    for r in range(old.shape[0]):
-        h = old[r, nw]
-        s = h & mask
-        while slots[s] >= 0:
-            s = (s + np.uint64(1)) & mask
-        slots[s] = (np.int64((h >> np.uint64(25)) & np.uint64(0x7FFFFFFF)) << np.int64(32)) | np.int64(r)
-    keep = np.zeros(cand.shape[0], dtype=np.bool_)
-    for j in range(cand.shape[0]):
-        h = cand[j, nw]
-        s = h & mask
-        tag = np.int64((h >> np.uint64(25)) & np.uint64(0x7FFFFFFF))
-        found = False
-        while slots[s] >= 0:
-            v = slots[s]
-            if v >> np.int64(32) == tag:
-                e = v & np.int64(0xFFFFFFFF)
-                same = True
-                for t in range(nw):
-                    x = old[e, t] if e < old.shape[0] else cand[e - old.shape[0], t]
-                    if x != cand[j, t]:
-                        same = False
-                        break
-                if same:
-                    found = True
-                    break
-            s = (s + np.uint64(1)) & mask
-        if not found:
-            slots[s] = (tag << np.int64(32)) | np.int64(old.shape[0] + j)
-            keep[j] = True
-    return keep
-
-
 @dataclass
 class DiskSweepResult:
     """The verdict (WON, UNSOLVABLE or UNKNOWN), positions expanded and stored, the most cards up, the winning
@@ -681,34 +324,6 @@ class DiskSweepResult:
     written: int
     peak_level: int
     paused: bool = False
-
-
-class _Links:
-    """Every stored position's link, by number, appended to a file packed (engine/packed_rows.py: about 2.7 bytes a
-    link against 8 on 6 columns' deal 2478), from ``index`` on when resumed from a checkpoint."""
-
-    def __init__(self, files: _Files = TEMP, file: IO[bytes] | None = None,
-                 index: tuple[list[int], list[int]] | None = None) -> None:
-        self.file = file if file is not None else files.new()
-        self.out = PackedWriter(self.file, 1, PACK_BLOCK, index)
-        self.reader: PackedRows | None = None
-
-    def add(self, links: np.ndarray) -> None:
-        self.out.add(links.reshape(-1, 1))
-        self.reader = None
-
-    def index(self) -> tuple[list[int], list[int]]:
-        """The blocks written, every link added in them (for a checkpoint)."""
-        self.out.flush()
-        return self.out.index()
-
-    def get(self, i: int) -> int:
-        if self.reader is None:
-            self.reader = PackedRows.from_index(self.file, 1, self.index())
-        return int(self.reader.read(i, i + 1)[0, 0])
-
-    def close(self) -> None:
-        _close_file(self.file)
 
 
 CHECKPOINT = "checkpoint.json"  # a paused sweep's state, in its checkpoint directory beside its files
@@ -731,8 +346,16 @@ def _identity(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier: 
     return h.hexdigest()
 
 
-def _save(files: _Files, identity: str, nw: int, counters: dict, levels: list[tuple[_Part, int]],
-          level: tuple[_Part, int], pending: _Pending, links: _Links) -> None:
+def _save(
+    files: Files,
+    identity: str,
+    nw: int,
+    counters: dict,
+    levels: list[tuple[Part, int]],
+    level: tuple[Part, int],
+    pending: Pending,
+    links: Links,
+) -> None:
     """Write the sweep's state at a level's end: the layer's kept levels and the new one, every pending chunk
     from its cursor on, the links, and the counters, and a manifest naming them, written last and replaced whole
     (``os.replace``), so the directory always holds one whole checkpoint, the newest.  Files are named as they are;
@@ -741,7 +364,7 @@ def _save(files: _Files, identity: str, nw: int, counters: dict, levels: list[tu
     disk), the copies it made are removed and the checkpoint before stays."""
     copies: list[str] = []
 
-    def name(r: _Rows, lo: int) -> str:
+    def name(r: Rows, lo: int) -> str:
         if r.file is not None:
             return r.file.sweep_path
         f = r.write(files, lo)
@@ -750,17 +373,28 @@ def _save(files: _Files, identity: str, nw: int, counters: dict, levels: list[tu
         return f.sweep_path
 
     try:
-        levels_doc = [{"file": name(p, 0), "starts": p.starts.tolist(), "width": p.width, "first_id": i}
-                      for p, i in list(levels) + [level]]
-        chunks = [{"file": name(c, c.cursor), "memory": True, "n": c.left(), "cursor": 0, "tier": c.tier}
-                  for c in pending.memory]  # what is left of each, to come back into memory
-        chunks += [{"file": name(c, 0), "memory": False, "n": c.n, "cursor": c.cursor, "tier": c.tier}
-                   for c in pending.files]
+        levels_doc = [
+            {"file": name(p, 0), "starts": p.starts.tolist(), "width": p.width, "first_id": i}
+            for p, i in list(levels) + [level]
+        ]
+        chunks = [
+            {"file": name(c, c.cursor), "memory": True, "n": c.left(), "cursor": 0, "tier": c.tier}
+            for c in pending.memory
+        ]  # what is left of each, to come back into memory
+        chunks += [
+            {"file": name(c, 0), "memory": False, "n": c.n, "cursor": c.cursor, "tier": c.tier} for c in pending.files
+        ]
         offsets, ends = links.index()
-        doc = {"format": CHECKPOINT_FORMAT, "identity": identity, "nw": nw, "counters": counters,
-               "levels": levels_doc[:-1], "level": levels_doc[-1],
-               "pending": {"chunks": chunks, "written": pending.written, "width": pending.width},
-               "links": {"file": links.file.sweep_path, "offsets": offsets, "ends": ends}}
+        doc = {
+            "format": CHECKPOINT_FORMAT,
+            "identity": identity,
+            "nw": nw,
+            "counters": counters,
+            "levels": levels_doc[:-1],
+            "level": levels_doc[-1],
+            "pending": {"chunks": chunks, "written": pending.written, "width": pending.width},
+            "links": {"file": links.file.sweep_path, "offsets": offsets, "ends": ends},
+        }
         named = {d["file"] for d in levels_doc + chunks} | {links.file.sweep_path}
         for d in levels_doc + chunks + [doc["links"]]:
             d["file"] = os.path.basename(d["file"])
@@ -779,8 +413,9 @@ def _save(files: _Files, identity: str, nw: int, counters: dict, levels: list[tu
     files.pinned, files.held = named, 0
 
 
-def _load(files: _Files, identity: str, nw: int, memory_rows: int) -> tuple[dict, list[tuple[_Part, int]],
-                                                                           tuple[_Part, int], _Pending, _Links]:
+def _load(
+    files: Files, identity: str, nw: int, memory_rows: int
+) -> tuple[dict, list[tuple[Part, int]], tuple[Part, int], Pending, Links]:
     """The sweep's state from its checkpoint (``_save``), its files reopened.  The checkpoint stays, and so do the
     files it names, until a newer one replaces it: a resumed sweep that is killed goes on from it again."""
     path = os.path.join(files.directory, CHECKPOINT)
@@ -788,8 +423,10 @@ def _load(files: _Files, identity: str, nw: int, memory_rows: int) -> tuple[dict
     if doc.get("format") != CHECKPOINT_FORMAT:
         raise CheckpointError(f"checkpoint {path}: format {doc.get('format')!r}; allowed: {CHECKPOINT_FORMAT}")
     if doc["identity"] != identity or doc["nw"] != nw:
-        raise CheckpointError(f"checkpoint {path}: of another deal or other rules; allowed: the deal and rules it "
-                              "was made with (or another directory)")
+        raise CheckpointError(
+            f"checkpoint {path}: of another deal or other rules; allowed: the deal and rules it "
+            "was made with (or another directory)"
+        )
     named = _named_files(files.directory, doc)
     missing = [os.path.basename(n) for n in named if not os.path.exists(n)]
     if missing:
@@ -807,34 +444,33 @@ def _load(files: _Files, identity: str, nw: int, memory_rows: int) -> tuple[dict
         except PackedFileError as e:
             raise CheckpointError(f"checkpoint {path}: its file {name}: {e}; allowed: a checkpoint whole") from e
 
-    def part(d: dict) -> tuple[_Part, int]:
+    def part(d: dict) -> tuple[Part, int]:
         starts = np.array(d["starts"], dtype=np.int64)
-        return opened(d["file"], lambda f: _Part(starts, d["width"], None, f, nw)), d["first_id"]
+        return opened(d["file"], lambda f: Part(starts, d["width"], None, f, nw)), d["first_id"]
 
-    def in_memory(f: IO[bytes], n: int, width: int) -> _Chunk:
-        rows = _Chunk(None, f, n, width).read(0, n)
-        _close_file(f)
-        return _Chunk(rows, None, n, width)
+    def in_memory(f: IO[bytes], n: int, width: int) -> Chunk:
+        rows = Chunk(None, f, n, width).read(0, n)
+        close_file(f)
+        return Chunk(rows, None, n, width)
 
     try:
         levels = [part(d) for d in doc["levels"]]
         level = part(doc["level"])
         pend = doc["pending"]
-        pending = _Pending(pend["width"], memory_rows, files)
+        pending = Pending(pend["width"], memory_rows, files)
         pending.written = pend["written"]
         for d in pend["chunks"]:  # back where they were: the pending rows merge and spill as if never paused
             if d["memory"]:
-                pending.memory.append(opened(d["file"], lambda f: in_memory(f, d["n"], pend["width"])))
+                pending.memory.append(opened(d["file"], lambda f, d=d: in_memory(f, d["n"], pend["width"])))
             else:
-                c = opened(d["file"], lambda f: _Chunk(None, f, d["n"], pend["width"]))
+                c = opened(d["file"], lambda f, d=d: Chunk(None, f, d["n"], pend["width"]))
                 c.cursor, c.tier = d["cursor"], d["tier"]
                 pending.files.append(c)
         # links a killed run wrote past its checkpoint are cut off
-        links = opened(doc["links"]["file"],
-                       lambda f: _Links(files, f, (doc["links"]["offsets"], doc["links"]["ends"])))
+        links = opened(doc["links"]["file"], lambda f: Links(files, f, (doc["links"]["offsets"], doc["links"]["ends"])))
     except BaseException:
         for h in handles:
-            h.close()  # not _close_file: the checkpoint's files stay
+            h.close()  # not close_file: the checkpoint's files stay
         raise
     return doc["counters"], levels, level, pending, links
 
@@ -850,12 +486,22 @@ def _named_files(directory: str, doc: dict) -> set[str]:
     return {os.path.join(directory, n) for n in names}
 
 
-def disk_sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier: bool, total_cap: int,
-               memory_rows: int = 0, dedup_rows: int = 0, progress: Callable[..., None] | None = None,
-               stop: Callable[[], bool] | None = None, checkpoint: str | None = None,
-               pause: Callable[[], bool] | None = None, save: Callable[[], bool] | None = None,
-               threads: int = 1, heartbeat: Callable[[int, int, str, int, int], None] | None = None
-               ) -> DiskSweepResult:
+def disk_sweep(
+    start: np.ndarray,
+    rel: np.ndarray,
+    params: np.ndarray,
+    frontier: bool,
+    total_cap: int,
+    memory_rows: int = 0,
+    dedup_rows: int = 0,
+    progress: Callable[..., None] | None = None,
+    stop: Callable[[], bool] | None = None,
+    checkpoint: str | None = None,
+    pause: Callable[[], bool] | None = None,
+    save: Callable[[], bool] | None = None,
+    threads: int = 1,
+    heartbeat: Callable[[int, int, str, int, int], None] | None = None,
+) -> DiskSweepResult:
     """The sweep with its levels on disk (docs/solvers.md) from position ``start`` under ``params`` (the sweep's:
     :func:`engine.search.solver.sweep_params`), until decided or more than ``total_cap`` positions are stored
     (then UNKNOWN).  ``frontier``: every move within a layer can be undone (``engine.search.solver.frees_levels``).
@@ -887,13 +533,41 @@ def disk_sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier:
     if (pause is not None or save is not None) and checkpoint is None:
         raise ValueError("disk_sweep: pause and save need a checkpoint directory")
     if checkpoint is None:
-        return _sweep(start, rel, params, frontier, total_cap, memory_rows, dedup_rows, progress, stop, TEMP, None,
-                      None, threads, heartbeat)
+        return _sweep(
+            start,
+            rel,
+            params,
+            frontier,
+            total_cap,
+            memory_rows,
+            dedup_rows,
+            progress,
+            stop,
+            TEMP,
+            None,
+            None,
+            threads,
+            heartbeat,
+        )
     lock = _claim(checkpoint)
     try:
-        files = _Files(checkpoint)
-        result = _sweep(start, rel, params, frontier, total_cap, memory_rows, dedup_rows, progress, stop, files,
-                        pause, save, threads, heartbeat)
+        files = Files(checkpoint)
+        result = _sweep(
+            start,
+            rel,
+            params,
+            frontier,
+            total_cap,
+            memory_rows,
+            dedup_rows,
+            progress,
+            stop,
+            files,
+            pause,
+            save,
+            threads,
+            heartbeat,
+        )
         if not result.paused:  # done with: the checkpoint goes
             if os.path.exists(os.path.join(checkpoint, CHECKPOINT)):
                 os.unlink(os.path.join(checkpoint, CHECKPOINT))
@@ -915,11 +589,15 @@ def _claim(directory: str) -> IO[str]:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         lock.close()
-        raise CheckpointError(f"checkpoint {directory}: in use by another sweep; allowed: one sweep per "
-                              "directory") from None
+        raise CheckpointError(
+            f"checkpoint {directory}: in use by another sweep; allowed: one sweep per directory"
+        ) from None
     try:
-        keep = (_named_files(directory, _manifest(directory))
-                if os.path.exists(os.path.join(directory, CHECKPOINT)) else set())
+        keep = (
+            _named_files(directory, _manifest(directory))
+            if os.path.exists(os.path.join(directory, CHECKPOINT))
+            else set()
+        )
     except (ValueError, KeyError, TypeError):
         keep = None  # not a manifest of ours: leave everything for _load to refuse
     if keep is not None:
@@ -930,11 +608,22 @@ def _claim(directory: str) -> IO[str]:
     return lock
 
 
-def _sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier: bool, total_cap: int,
-           memory_rows: int, dedup_rows: int, progress: Callable[..., None] | None, stop: Callable[[], bool] | None,
-           files: _Files, pause: Callable[[], bool] | None, save: Callable[[], bool] | None,
-           threads: int = 1, heartbeat: Callable[[int, int, str, int, int], None] | None = None
-           ) -> DiskSweepResult:
+def _sweep(
+    start: np.ndarray,
+    rel: np.ndarray,
+    params: np.ndarray,
+    frontier: bool,
+    total_cap: int,
+    memory_rows: int,
+    dedup_rows: int,
+    progress: Callable[..., None] | None,
+    stop: Callable[[], bool] | None,
+    files: Files,
+    pause: Callable[[], bool] | None,
+    save: Callable[[], bool] | None,
+    threads: int = 1,
+    heartbeat: Callable[[int, int, str, int, int], None] | None = None,
+) -> DiskSweepResult:
     """:func:`disk_sweep`, its files made by ``files`` (a checkpoint's when ``files.directory`` is set)."""
     checkpoint = files.directory
     root = np.zeros(STATE_WORDS * 8, dtype=np.uint8)
@@ -950,27 +639,28 @@ def _sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier: boo
     hv = encode_record(root, params, enc, np.zeros(ORDER_SCRATCH, dtype=np.int64), root, frame)
     masks = up_masks(rel)
     identity = _identity(start, rel, params, frontier)
-    levels: list[tuple[_Part, int]] = []  # the layer's levels kept for deduplication: (part, first number)
-    level: tuple[_Part, int] | None = None  # the level to expand next
+    levels: list[tuple[Part, int]] = []  # the layer's levels kept for deduplication: (part, first number)
+    level: tuple[Part, int] | None = None  # the level to expand next
     resumed = None
     if checkpoint is not None and os.path.exists(os.path.join(checkpoint, CHECKPOINT)):
         counters, levels, level, pending, links = _load(files, identity, nw, memory_rows)
-        stored, nodes, best, written, peak_level = (counters[k] for k in ("stored", "nodes", "best", "written",
-                                                                           "peak_level"))
+        stored, nodes, best, written, peak_level = (
+            counters[k] for k in ("stored", "nodes", "best", "written", "peak_level")
+        )
         resumed = (counters["layer"], counters["depth"])
     else:
-        links = _Links(files)
-        pending = _Pending(nw + 3, memory_rows, files)
+        links = Links(files)
+        pending = Pending(nw + 3, memory_rows, files)
         first = np.zeros((1, nw + 3), dtype=np.uint64)
         first[0, 0] = sweep_layer(root, rel, params)
-        first[0, 1:nw + 1] = enc[:nw]
+        first[0, 1 : nw + 1] = enc[:nw]
         first[0, nw + 1], first[0, nw + 2] = hv, NO_PARENT
         pending.add(first)
         stored = nodes = best = written = peak_level = 0
-    cparts: list[_Part] = []
+    cparts: list[Part] = []
     outcome, goal, paused = UNSOLVABLE, (-1, 0), False
 
-    def make_level(parts: list[_Part], made_level: int) -> tuple[_Part, int]:
+    def make_level(parts: list[Part], made_level: int) -> tuple[Part, int]:
         """Candidates (parts sorted by bucket) deduplicated, bucket group by bucket group, against the kept
         levels; the new ones numbered and linked in the order written, as one part sorted by bucket (level
         ``made_level`` of the layer, for the heartbeat)."""
@@ -978,25 +668,25 @@ def _sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier: boo
         counts = np.zeros(NBUCKETS, dtype=np.int64)
         for p in parts + [lv for lv, _ in levels]:
             counts += np.diff(p.starts)
-        out = _PartWriter(nw + 1, nw, memory_rows, files)
+        out = PartWriter(nw + 1, nw, memory_rows, files)
 
         def group(buckets: tuple[int, int]) -> tuple[np.ndarray, np.ndarray] | None:
             """The group's new candidates, sorted by bucket, and their counts (None: no candidate)."""
             b0, b1 = buckets
-            cand = _joined([c for c in (p.buckets(b0, b1) for p in parts) if c.shape[0]], nw + 2)
+            cand = joined([c for c in (p.buckets(b0, b1) for p in parts) if c.shape[0]], nw + 2)
             if cand.shape[0] == 0:
                 return None
-            old = _joined([lv.buckets(b0, b1) for lv, _ in levels], nw + 1)
-            return _bucket_sort(cand[_fresh(cand, old, nw)], nw)
+            old = joined([lv.buckets(b0, b1) for lv, _ in levels], nw + 1)
+            return bucket_sort(cand[fresh(cand, old, nw)], nw)
 
         # with threads, as many groups at once, each of a thread's share of dedup_rows (the same memory); the
         # groups are written in order, so the level is the same part however its buckets are grouped
-        groups = _groups(counts, max(1, dedup_rows // expander.threads))
+        groups = bucket_groups(counts, max(1, dedup_rows // expander.threads))
         for done, made in enumerate(expander.in_order(group, groups), 1):
             if made is not None:
                 new, counted = made
                 links.add(new[:, nw + 1])
-                out.add(new[:, :nw + 1], counted)
+                out.add(new[:, : nw + 1], counted)
             if heartbeat is not None:
                 heartbeat(layer, made_level, "deduplicating", done, len(groups))
         for p in parts:
@@ -1014,9 +704,9 @@ def _sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier: boo
         a piece of a level are copies of each other: FreeCell 6 columns deals 220 and 2478.  ``make_level``
         would drop them; dropping them here halves what is sorted, written and read.)"""
         nonlocal written
-        rows = rows[_fresh(rows, rows[:0], nw)]
+        rows = rows[fresh(rows, rows[:0], nw)]
         held = sum(p.n for p in cparts if p.rows is not None)
-        cparts.append(_part(rows, nw, memory_rows - held, files))
+        cparts.append(bucketed_part(rows, nw, memory_rows - held, files))
         if cparts[-1].file is not None:
             written += rows.shape[0]
 
@@ -1053,7 +743,7 @@ def _sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier: boo
                 same: list[np.ndarray] = []
                 same_rows = 0
 
-                def begin(lo: int) -> Callable[[], list[_Span]]:
+                def begin(lo: int, part=part, first_id=first_id, layer=layer) -> Callable[[], list[_Span]]:
                     recs = np.ascontiguousarray(part.read(lo, min(part.n, lo + PIECE))[:, :nw])
                     return expander.start(recs, first_id + lo, layer)
 
@@ -1073,7 +763,7 @@ def _sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier: boo
                     for sp in spans:
                         same += sp.same
                         same_rows += sum(a.shape[0] for a in sp.same)
-                    pending.add(_joined([a for sp in spans for a in sp.up], nw + 3))
+                    pending.add(joined([a for sp in spans for a in sp.up], nw + 3))
                     if same_rows > memory_rows:
                         file_same(np.concatenate(same))
                         same, same_rows = [], 0
@@ -1095,8 +785,15 @@ def _sweep(start: np.ndarray, rel: np.ndarray, params: np.ndarray, frontier: boo
                     progress(layer, depth, level[0].n, nodes, stored, written + pending.written)
                 stopping = pause is not None and pause()
                 if stopping or (save is not None and save()) or files.held > HELD_MAX:
-                    counters = {"layer": layer, "depth": depth, "stored": stored, "nodes": nodes, "best": best,
-                                "written": written, "peak_level": peak_level}
+                    counters = {
+                        "layer": layer,
+                        "depth": depth,
+                        "stored": stored,
+                        "nodes": nodes,
+                        "best": best,
+                        "written": written,
+                        "peak_level": peak_level,
+                    }
                     _save(files, identity, nw, counters, levels, level, pending, links)
                     if stopping:
                         outcome, paused = UNKNOWN, True
