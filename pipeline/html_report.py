@@ -29,7 +29,7 @@ import polars as pl
 
 from pipeline.distributions import Distribution, accuracy_note, column_distributions
 from pipeline.distributions import distributions as streamed_distributions
-from pipeline.paired import ComparisonSet, compare_run, display_rows, method_notes
+from pipeline.paired import ComparisonSet, compare_run, comparison_decimals, display_rows, method_notes
 from pipeline.parts import column_ranges, variant_folders
 from pipeline.precision import pct, row_decimals
 from pipeline.report import Report, scan_deals, shows_rounds, verdict_text
@@ -370,9 +370,10 @@ def chart_differences(cs: ComparisonSet, numbers: dict[str, int] | None = None) 
             ms=6,
             lw=1.6,
         )
-        for y, mid, lo, hi in zip(ys, mids, los, his, strict=True):
+        for y, c, mid, lo, hi in zip(ys, comps, mids, los, his, strict=True):
+            d = comparison_decimals(c)  # the compare table's decimals (pipeline.precision's rule), not a fixed two
             ax.annotate(
-                f"{mid:+.2f} [{lo:+.2f}, {hi:+.2f}]",
+                f"{mid:+.{d}f} [{lo:+.{d}f}, {hi:+.{d}f}]",
                 (hi, y),
                 xytext=(6, 0),
                 textcoords="offset points",

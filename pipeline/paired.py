@@ -46,7 +46,7 @@ import numpy as np
 from pipeline.errors import BadInput
 from pipeline.intervals import Z95, wilson
 from pipeline.parts import LOST, UNKNOWN, WON, pair_counts  # noqa: F401 (pair_counts: part of this module's API)
-from pipeline.precision import interval_decimals
+from pipeline.precision import interval_decimals, pct, points
 from pipeline.run_store import open_run
 
 METHOD = "Newcombe hybrid score interval for paired proportions (Newcombe 1998, method 10)"
@@ -161,7 +161,7 @@ def format_p(log10_p: float) -> str:
         if mantissa >= 9.95:
             mantissa, exponent = 1.0, exponent + 1
         return f"p = {mantissa:.1f}e{exponent:+03d}"
-    return f"p = {10 ** log10_p:.2g}" if log10_p < -1 else f"p = {10 ** log10_p:.2f}"
+    return f"p = {10**log10_p:.2g}" if log10_p < -1 else f"p = {10**log10_p:.2f}"
 
 
 # --- one comparison, with unknown outcomes as bounds ----------------------------------------------
@@ -211,11 +211,11 @@ class Comparison:
 
     @property
     def p_value(self) -> float:
-        return 10.0 ** self.log10_p
+        return 10.0**self.log10_p
 
     @property
     def p_holm(self) -> float:
-        return 10.0 ** self.log10_p_holm
+        return 10.0**self.log10_p_holm
 
     @property
     def has_unknown(self) -> bool:
@@ -234,8 +234,10 @@ def compare_counts(baseline: str, variant: str, counts: np.ndarray) -> Compariso
     if (low.variant_only - low.baseline_only) <= 0 <= (high.variant_only - high.baseline_only):
         log10_p = 0.0  # some resolution has b == c (or b, c differ by one): p = 1
     else:
-        log10_p = max(mcnemar_exact_log10p(low.baseline_only, low.variant_only),
-                      mcnemar_exact_log10p(high.baseline_only, high.variant_only))
+        log10_p = max(
+            mcnemar_exact_log10p(low.baseline_only, low.variant_only),
+            mcnemar_exact_log10p(high.baseline_only, high.variant_only),
+        )
     return Comparison(
         baseline=baseline,
         variant=variant,
@@ -258,43 +260,45 @@ def compare_counts(baseline: str, variant: str, counts: np.ndarray) -> Compariso
     )
 
 
-def _points_digits(width: float) -> int:
-    """Decimals for percentage points: enough to show an interval of this width (half-width's first digit)."""
-    if not width > 0 or math.isnan(width):
-        return 1
-    return int(min(4, max(1, math.ceil(-math.log10(100 * width / 2)))))
-
-
-def _pts(x: float, digits: int, sign: bool = False) -> str:
-    return f"{100 * x:+.{digits}f}" if sign else f"{100 * x:.{digits}f}"
+def comparison_decimals(c: Comparison) -> int:
+    """Decimals of a comparison's rates, difference and interval: ``pipeline.precision``'s rule on the paired
+    interval's half-width (the PDG's one or two significant digits, never fewer than two), as the report uses."""
+    return interval_decimals((c.ci95_high - c.ci95_low) / 2)
 
 
 def verdict(c: Comparison, adjusted: bool = True) -> str:
-    """One plain sentence, e.g. 'masten wins 46.1 points less often than clarke, 95% CI ..., p < 1e-300'."""
+    """One plain sentence, e.g. 'masten wins 46.03 points less often than clarke, 95% CI ..., p < 1e-300'.
+
+    Its figures have :func:`comparison_decimals`, like the table's.
+    """
     if c.deals == 0:
         return f"{c.variant} and {c.baseline} share no deals: nothing to compare"
-    digits = _points_digits(c.ci95_high - c.ci95_low)
+    digits = comparison_decimals(c)
     lp = c.log10_p_holm if adjusted else c.log10_p
     p_text = format_p(lp) + (" (Holm-adjusted)" if adjusted else "")
     if c.has_unknown:
         p_text = p_text.replace("p = ", "p <= ")
-    ci = f"95% CI {_pts(c.ci95_low, digits, True)} to {_pts(c.ci95_high, digits, True)} points"
+    ci = f"95% CI {points(c.ci95_low, digits, True)} to {points(c.ci95_high, digits, True)} points"
     unknown = ""
     if c.has_unknown:
         unknown = f" ({c.unknown_variant:,} unknown outcomes for {c.variant}, {c.unknown_baseline:,} for {c.baseline})"
     discordant = c.baseline_only + c.variant_only
     if not c.has_unknown and discordant == 0:
-        return (f"{c.variant} and {c.baseline} won exactly the same {c.both:,} of {c.deals:,} deals "
-                f"(no discordant deals), {ci}, {p_text}")
+        return (
+            f"{c.variant} and {c.baseline} won exactly the same {c.both:,} of {c.deals:,} deals "
+            f"(no discordant deals), {ci}, {p_text}"
+        )
     if c.has_unknown and c.difference_low < 0 < c.difference_high:
-        return (f"{c.variant} wins between {_pts(-c.difference_low, digits)} points less and "
-                f"{_pts(c.difference_high, digits)} points more often than {c.baseline}{unknown}, {ci}, {p_text}")
+        return (
+            f"{c.variant} wins between {points(-c.difference_low, digits)} points less and "
+            f"{points(c.difference_high, digits)} points more often than {c.baseline}{unknown}, {ci}, {p_text}"
+        )
     diff = c.difference_low if c.difference_low > 0 else c.difference_high if c.difference_high < 0 else 0.0
     if c.has_unknown:
         lo, hi = sorted((abs(c.difference_low), abs(c.difference_high)))
-        size = f"between {_pts(lo, digits)} and {_pts(hi, digits)} points"
+        size = f"between {points(lo, digits)} and {points(hi, digits)} points"
     else:
-        size = f"{_pts(abs(diff), digits)} points"
+        size = f"{points(abs(diff), digits)} points"
     direction = "more" if diff > 0 or (diff == 0 and c.difference_high > 0) else "less"
     sentence = f"{c.variant} wins {size} {direction} often than {c.baseline}{unknown}, {ci}, {p_text}"
     if lp > math.log10(ALPHA):
@@ -321,7 +325,7 @@ class ComparisonSet:
 def finish(title: str, baseline: str, comparisons: list[Comparison], notes: list[str] | None = None) -> ComparisonSet:
     """Holm-adjust across the comparisons and write their verdicts."""
     adjusted = holm_log10([c.log10_p for c in comparisons])
-    for c, lp in zip(comparisons, adjusted):
+    for c, lp in zip(comparisons, adjusted, strict=True):
         c.log10_p_holm = lp
         c.verdict = verdict(c)
     return ComparisonSet(title=title, baseline=baseline, comparisons=comparisons, notes=list(notes or []))
@@ -354,8 +358,9 @@ def _check_run(run_dir, what: str) -> dict[str, Any]:
     return read_manifest(run_dir)
 
 
-def compare_run(run_dir: str | Path, baseline: str | None = None,
-                variants: Sequence[str] | None = None) -> ComparisonSet:
+def compare_run(
+    run_dir: str | Path, baseline: str | None = None, variants: Sequence[str] | None = None
+) -> ComparisonSet:
     """Each variant of a run against the baseline (default: the study's first variant)."""
     run_dir = open_run(run_dir)
     manifest = _check_run(run_dir, "RUN_DIR")
@@ -372,16 +377,20 @@ def compare_run(run_dir: str | Path, baseline: str | None = None,
             if v not in names:
                 raise BadInput(f"option --variant: unknown variant {v!r}; allowed: {', '.join(names)}")
             if v == base:
-                raise BadInput(f"option --variant: {v!r} is the baseline; allowed: another variant "
-                               f"({', '.join(n for n in names if n != base)})")
+                raise BadInput(
+                    f"option --variant: {v!r} is the baseline; allowed: another variant "
+                    f"({', '.join(n for n in names if n != base)})"
+                )
         others = list(dict.fromkeys(variants))
     else:
         others = [v for v in names if v != base]
         if not others:
-            raise BadInput(f"RUN_DIR {run_dir}: the study has one variant ({base}), nothing to compare it with; "
-                           "allowed: a run with two or more variants, or a second run: compare RUN_DIR RUN_B")
+            raise BadInput(
+                f"RUN_DIR {run_dir}: the study has one variant ({base}), nothing to compare it with; "
+                "allowed: a run with two or more variants, or a second run: compare RUN_DIR RUN_B"
+            )
     counts = _counts((run_dir, base, states.get(base)), [(run_dir, v, states.get(v)) for v in others])
-    comparisons = [compare_counts(base, v, n) for v, n in zip(others, counts)]
+    comparisons = [compare_counts(base, v, n) for v, n in zip(others, counts, strict=True)]
     title = f"{manifest.get('study', run_dir.name)} ({manifest.get('game', '?')}): variants vs {base}, paired on deal"
     return finish(title, base, comparisons)
 
@@ -397,8 +406,10 @@ def same_deals_problem(a: dict[str, Any], b: dict[str, Any]) -> str | None:
     if kind == "seeded" and sa.get("seed") != sb.get("seed"):
         return f"seed {sa.get('seed')} vs {sb.get('seed')}"
     if kind == "file" and sa.get("sha256") != sb.get("sha256"):
-        return f"deals file {sa.get('deals_file')} (sha256 {str(sa.get('sha256'))[:12]}) vs " \
-               f"{sb.get('deals_file')} (sha256 {str(sb.get('sha256'))[:12]})"
+        return (
+            f"deals file {sa.get('deals_file')} (sha256 {str(sa.get('sha256'))[:12]}) vs "
+            f"{sb.get('deals_file')} (sha256 {str(sb.get('sha256'))[:12]})"
+        )
     if kind not in ("seeded", "file", "microsoft"):
         return f"unknown deal source {kind!r}"
     # microsoft: the deal index is the Microsoft number, the same deal in every run
@@ -412,29 +423,37 @@ def compare_runs(run_a: str | Path, run_b: str | Path, variants: Sequence[str] |
     mb = _check_run(run_b, "RUN_B")
     problem = same_deals_problem(ma, mb)
     if problem:
-        raise BadInput(f"RUN_B {run_b}: did not play the same deals as {run_a} ({problem}); "
-                       "allowed: two runs of the same game with the same seed, deals file or Microsoft numbers")
+        raise BadInput(
+            f"RUN_B {run_b}: did not play the same deals as {run_a} ({problem}); "
+            "allowed: two runs of the same game with the same seed, deals file or Microsoft numbers"
+        )
     sa, sb = _sides(run_a), _sides(run_b)
     common = [v for v in sa if v in sb]
     if variants:
         for v in variants:
             for run, st in ((run_a, sa), (run_b, sb)):
                 if v not in st:
-                    raise BadInput(f"option --variant: {v!r} is not a variant of {run}; "
-                                   f"allowed: {', '.join(st) or '(none: the run has no results)'}")
+                    raise BadInput(
+                        f"option --variant: {v!r} is not a variant of {run}; "
+                        f"allowed: {', '.join(st) or '(none: the run has no results)'}"
+                    )
         chosen = list(dict.fromkeys(variants))
     else:
         if not common:
-            raise BadInput(f"RUN_B {run_b}: no variant name in common with {run_a}; "
-                           "allowed: --variant V naming a variant both runs have")
+            raise BadInput(
+                f"RUN_B {run_b}: no variant name in common with {run_a}; "
+                "allowed: --variant V naming a variant both runs have"
+            )
         chosen = common
     la, lb = _run_labels(run_a, run_b, ma, mb)
     comparisons = []
     for v in chosen:
         (counts,) = _counts((run_a, v, sa[v]), [(run_b, v, sb[v])])
         if counts.sum() == 0:
-            raise BadInput(f"RUN_B {run_b}: variant {v!r} shares no deal index with {run_a}; "
-                           "allowed: runs whose deal ranges overlap")
+            raise BadInput(
+                f"RUN_B {run_b}: variant {v!r} shares no deal index with {run_a}; "
+                "allowed: runs whose deal ranges overlap"
+            )
         comparisons.append(compare_counts(f"{la}:{v}", f"{lb}:{v}", counts))
     title = f"{lb} vs {la} ({ma.get('game')}), paired on deal"
     return finish(title, la, comparisons)
@@ -452,10 +471,6 @@ def _run_labels(run_a: Path, run_b: Path, ma: dict, mb: dict) -> tuple[str, str]
 # --- renderers ------------------------------------------------------------------------------------
 
 
-def _pct(x: float, decimals: int = 2) -> str:
-    return "" if x is None or math.isnan(x) else f"{100 * x:.{decimals}f}%"
-
-
 def _range(lo: float, hi: float, fmt: Callable[[float], str]) -> str:
     return fmt(lo) if lo == hi or (math.isnan(lo) and math.isnan(hi)) else f"{fmt(lo)}..{fmt(hi)}"
 
@@ -466,18 +481,31 @@ def display_rows(cs: ComparisonSet) -> tuple[list[str], list[list[str]]]:
     header = ["variant", "baseline", "deals", "both won", "only baseline", "only variant", "neither"]
     if unknown:
         header += ["unknown (baseline/variant)"]
-    header += ["baseline win rate", "variant win rate", "difference (points)", "95% CI (points)",
-               "p (McNemar exact)", "p (Holm)"]
+    header += [
+        "baseline win rate",
+        "variant win rate",
+        "difference (points)",
+        "95% CI (points)",
+        "p (McNemar exact)",
+        "p (Holm)",
+    ]
     rows = []
     for c in cs.comparisons:
-        digits = _points_digits(c.ci95_high - c.ci95_low)
-        pts = lambda x: _pts(x, digits, True)  # noqa: E731
-        # Win rates get the decimals the difference's interval needs (pipeline.precision's rule, two at
-        # least): at 10^8 paired deals a difference of -0.009 points must not sit between two rates that
-        # print alike.
-        rate = lambda x: _pct(x, interval_decimals((c.ci95_high - c.ci95_low) / 2))  # noqa: E731
-        line = [c.variant, c.baseline, f"{c.deals:,}", f"{c.both:,}", f"{c.baseline_only:,}", f"{c.variant_only:,}",
-                f"{c.neither:,}"]
+        # Rates, difference and interval all get the decimals the difference's interval needs (pipeline.precision's
+        # rule, two at least): at 10^8 paired deals a difference of -0.009 points must not sit between two rates
+        # that print alike, nor be printed with fewer decimals than the rates beside it.
+        digits = comparison_decimals(c)
+        pts = lambda x, d=digits: points(x, d, True)  # noqa: E731
+        rate = lambda x, d=digits: pct(x, d)  # noqa: E731
+        line = [
+            c.variant,
+            c.baseline,
+            f"{c.deals:,}",
+            f"{c.both:,}",
+            f"{c.baseline_only:,}",
+            f"{c.variant_only:,}",
+            f"{c.neither:,}",
+        ]
         if unknown:
             line.append(f"{c.unknown_baseline:,}/{c.unknown_variant:,}")
         line += [
@@ -499,8 +527,10 @@ def method_notes(cs: ComparisonSet) -> list[str]:
         "difference = variant win rate - baseline win rate, over the deals both played, in percentage points",
     ]
     if any(c.has_unknown for c in cs.comparisons):
-        notes.append("unknown outcomes give bounds: low end = variant's unknowns lost and baseline's won, "
-                     "high end = the reverse; p is the largest over every way to resolve them")
+        notes.append(
+            "unknown outcomes give bounds: low end = variant's unknowns lost and baseline's won, "
+            "high end = the reverse; p is the largest over every way to resolve them"
+        )
     return notes + cs.notes
 
 
@@ -526,8 +556,12 @@ def render_table(cs: ComparisonSet) -> str:
 
 def render_markdown(cs: ComparisonSet) -> str:
     header, rows = display_rows(cs)
-    lines = [f"### {cs.title}", "", "| " + " | ".join(header) + " |",
-             "|" + "|".join("---" if i < 2 else "---:" for i in range(len(header))) + "|"]
+    lines = [
+        f"### {cs.title}",
+        "",
+        "| " + " | ".join(header) + " |",
+        "|" + "|".join("---" if i < 2 else "---:" for i in range(len(header))) + "|",
+    ]
     lines += ["| " + " | ".join(x.replace("|", "\\|") for x in line) + " |" for line in rows]
     lines += [""] + [f"- {c.verdict}" for c in cs.comparisons] + [""] + [f"- {n}" for n in method_notes(cs)]
     return "\n".join(lines) + "\n"
@@ -540,10 +574,30 @@ def _record(c: Comparison) -> dict[str, Any]:
     return {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in d.items()}
 
 
-CSV_COLUMNS = ("baseline", "variant", "deals", "both", "baseline_only", "variant_only", "neither",
-               "unknown_baseline", "unknown_variant", "baseline_rate_low", "baseline_rate_high", "variant_rate_low",
-               "variant_rate_high", "difference_low", "difference_high", "ci95_low", "ci95_high", "p_value",
-               "log10_p", "p_holm", "log10_p_holm", "verdict")
+CSV_COLUMNS = (
+    "baseline",
+    "variant",
+    "deals",
+    "both",
+    "baseline_only",
+    "variant_only",
+    "neither",
+    "unknown_baseline",
+    "unknown_variant",
+    "baseline_rate_low",
+    "baseline_rate_high",
+    "variant_rate_low",
+    "variant_rate_high",
+    "difference_low",
+    "difference_high",
+    "ci95_low",
+    "ci95_high",
+    "p_value",
+    "log10_p",
+    "p_holm",
+    "log10_p_holm",
+    "verdict",
+)
 
 
 def render_csv(cs: ComparisonSet) -> str:
@@ -559,8 +613,15 @@ def render_csv(cs: ComparisonSet) -> str:
 
 
 def render_json(cs: ComparisonSet) -> str:
-    doc = {"title": cs.title, "baseline": cs.baseline, "method": cs.method, "test": cs.test,
-           "adjust": cs.adjust, "notes": method_notes(cs), "comparisons": [_record(c) for c in cs.comparisons]}
+    doc = {
+        "title": cs.title,
+        "baseline": cs.baseline,
+        "method": cs.method,
+        "test": cs.test,
+        "adjust": cs.adjust,
+        "notes": method_notes(cs),
+        "comparisons": [_record(c) for c in cs.comparisons],
+    }
     return json.dumps(doc, indent=1) + "\n"
 
 
@@ -572,12 +633,18 @@ RENDERERS: dict[str, Callable[[ComparisonSet], str]] = {
 }
 
 
-def compare_command(run_dir: str | Path, run_b: str | Path | None = None, baseline: str | None = None,
-                    variants: Sequence[str] | None = None) -> ComparisonSet:
+def compare_command(
+    run_dir: str | Path,
+    run_b: str | Path | None = None,
+    baseline: str | None = None,
+    variants: Sequence[str] | None = None,
+) -> ComparisonSet:
     """What ``patience compare RUN_DIR [RUN_B] [--baseline B] [--variant V ...]`` computes."""
     if run_b is None:
         return compare_run(run_dir, baseline, variants)
     if baseline is not None:
-        raise BadInput(f"option --baseline: {baseline!r} cannot be used with two runs (RUN_DIR's variant is the "
-                       "baseline of RUN_B's); allowed: --variant V to pick the variant")
+        raise BadInput(
+            f"option --baseline: {baseline!r} cannot be used with two runs (RUN_DIR's variant is the "
+            "baseline of RUN_B's); allowed: --variant V to pick the variant"
+        )
     return compare_runs(run_dir, run_b, variants)

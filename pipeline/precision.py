@@ -19,10 +19,11 @@ Examples (half-width in points -> decimals): 0.89 -> 2 (floor), 0.31 -> 2,
 
 Both renderers (``pipeline.report``: table and markdown; ``pipeline.html_report``:
 the table and the chart's annotations) call :func:`row_decimals`; CSV and JSON
-carry the full floats and need no rule.  ``patience compare`` rounds its point
-differences by the same idea (one significant digit of the half-width,
-``pipeline.paired._points_digits``) and shows the two win rates with the
-decimals this rule gives the difference's interval.
+carry the full floats and need no rule.  ``patience compare`` (table, markdown,
+verdicts, and the HTML report's paired table and forest plot) applies the same
+rule to the paired difference's interval (``pipeline.paired.comparison_decimals``)
+and shows both win rates, the difference and the interval's bounds with those
+decimals, so a difference never has fewer decimals than the rates beside it.
 """
 
 from __future__ import annotations
@@ -67,6 +68,15 @@ def row_decimals(row: Mapping[str, Any]) -> int:
     return interval_decimals(ours, row.get("ref_ci95"))
 
 
+def _missing(x: float | None) -> bool:
+    return x is None or (isinstance(x, float) and math.isnan(x))
+
+
 def pct(x: float | None, decimals: int = MIN_DECIMALS) -> str:
     """A fraction as a percentage with this many decimals; empty for missing values."""
-    return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.{decimals}f}%"
+    return "" if _missing(x) else f"{100 * x:.{decimals}f}%"
+
+
+def points(x: float | None, decimals: int = MIN_DECIMALS, sign: bool = False) -> str:
+    """A difference of fractions in percentage points (no unit), signed when asked; empty for missing values."""
+    return "" if _missing(x) else f"{100 * x:{'+' if sign else ''}.{decimals}f}"

@@ -134,11 +134,11 @@ def test_mcnemar_exact_matches_statsmodels_and_scipy(t):
         sp = stats.binomtest(c, b + c, 0.5, alternative="two-sided").pvalue
         assert sm == pytest.approx(sp, rel=1e-12)
     if sm > 0:  # representable: compare p itself
-        assert 10 ** ours == pytest.approx(sm, rel=1e-9)
+        assert 10**ours == pytest.approx(sm, rel=1e-9)
     else:  # underflows in scipy: compare in log space with a second log-space implementation
         m, k = b + c, min(b, c)
         i = np.arange(k + 1)
-        ref = (math.log(2) + logsumexp(gammaln(m + 1) - gammaln(i + 1) - gammaln(m - i + 1)) - m * math.log(2))
+        ref = math.log(2) + logsumexp(gammaln(m + 1) - gammaln(i + 1) - gammaln(m - i + 1)) - m * math.log(2)
         assert ours == pytest.approx(ref / math.log(10), rel=1e-9)
         assert ours < -300
     if b + c == 0 or b == c:
@@ -181,14 +181,15 @@ def test_verdict_wording():
     from pipeline.paired import finish
 
     finish("t", "clarke", [c])
-    assert c.verdict.startswith("masten wins 46.0 points less often than clarke, 95% CI -46.4 to -45.7 points")
+    # the report's rule: half-width 0.35 points -> two decimals (never fewer than two)
+    assert c.verdict.startswith("masten wins 46.03 points less often than clarke, 95% CI -46.38 to -45.68 points")
     assert c.verdict.endswith("p < 1e-300 (Holm-adjusted)")
     same = compare_counts("a", "b", counts_of((10, 0, 0, 5)))
     finish("t", "a", [same])
     assert "won exactly the same 10 of 15 deals" in same.verdict
     weak = compare_counts("a", "b", counts_of((50, 10, 12, 50)))
     finish("t", "a", [weak])
-    assert weak.verdict.startswith("no clear difference: b wins 1.6 points more often than a")
+    assert weak.verdict.startswith("no clear difference: b wins 1.64 points more often than a, 95% CI -5.96 to +9.20")
 
 
 def test_win_rates_carry_the_difference_decimals():
@@ -204,6 +205,55 @@ def test_win_rates_carry_the_difference_decimals():
     assert rows[0][col] == f"{100 * big.baseline_rate_low:.3f}%"  # three decimals: 54.811%
     assert rows[0][col + 1] != rows[0][col]
     assert rows[1][col] == f"{100 * small.baseline_rate_low:.2f}%"  # a 10^5-deal comparison keeps two
+
+
+def _decimals(text: str) -> int:
+    """Decimals of one printed figure ('+0.0090', '54.811%', '-46.03')."""
+    return len(text.rstrip("%").split(".")[1]) if "." in text else 0
+
+
+@pytest.mark.parametrize(
+    ("t", "decimals"),
+    [
+        ((4696, 49998, 3967, 41339), 2),  # 10^5 deals: half-width 0.35 points, two decimals (was one: "-46.0")
+        ((29_400_000, 25_411_000, 25_402_000, 19_787_000), 3),  # 10^8 deals: 0.014 points -> 3 (was 2: "-0.01")
+        ((588_000_000, 508_220_000, 508_040_000, 395_740_000), 4),  # 2x10^9: 0.0031 -> 4, Masten's precision (was 3)
+    ],
+)
+def test_compare_figures_follow_the_reports_precision_rule(t, decimals):
+    """Rates, difference and interval of every human renderer of ``patience compare`` (table, markdown,
+    the HTML report's table and forest plot, the verdict) get pipeline.precision's decimals for the paired
+    interval's half-width: physicist rounding, never fewer than two, the same for every figure of a row."""
+    from pipeline.html_report import chart_differences
+    from pipeline.paired import comparison_decimals, display_rows, finish, render_markdown, render_table
+    from pipeline.precision import interval_decimals
+
+    c = compare_counts("clarke", "rightmost", counts_of(t))
+    cs = finish("t", "clarke", [c])
+    want = interval_decimals((c.ci95_high - c.ci95_low) / 2)
+    assert comparison_decimals(c) == want == decimals
+    header, (row,) = display_rows(cs)
+    shown = row[header.index("baseline win rate") : header.index("95% CI (points)") + 1]
+    rates, diff, ci = shown[:2], shown[2], shown[3].split(" to ")
+    for figure in [*rates, diff, *ci]:
+        assert _decimals(figure) == want, (figure, want)
+    assert diff == f"{100 * c.difference_low:+.{want}f}" and ci == [
+        f"{100 * c.ci95_low:+.{want}f}",
+        f"{100 * c.ci95_high:+.{want}f}",
+    ]
+    assert f"95% CI {ci[0]} to {ci[1]} points" in c.verdict
+    assert f"{abs(100 * c.difference_low):.{want}f} points" in c.verdict
+    for rendered in (render_table(cs), render_markdown(cs)):
+        assert diff in rendered and f"{ci[0]} to {ci[1]}" in rendered and rates[0] in rendered
+    svg = chart_differences(cs)
+    assert f"{diff} [{ci[0]}, {ci[1]}]" in svg  # the forest plot's annotation (was a fixed two decimals)
+
+
+def test_compare_figures_of_no_deals_are_blank():
+    from pipeline.paired import display_rows, finish
+
+    header, (row,) = display_rows(finish("t", "a", [compare_counts("a", "b", np.zeros((3, 3)))]))
+    assert row[header.index("difference (points)")] == "" and "nan" not in " ".join(row)
 
 
 # --- unknown outcomes: bounds ------------------------------------------------------------------------
@@ -260,26 +310,42 @@ def test_unknown_bounds_cover_every_resolution(seed):
 # --- on run folders ----------------------------------------------------------------------------------
 
 
-def fabricate_run(path, variants: dict[str, tuple[np.ndarray, list[str]]], game="perpetual_motion",
-                  deal_source=None, study="fab"):
+def fabricate_run(
+    path, variants: dict[str, tuple[np.ndarray, list[str]]], game="perpetual_motion", deal_source=None, study="fab"
+):
     """A run folder in the DESIGN section 6 layout, written directly (tests only; lets us plant unknowns)."""
     from pipeline.work_units import variant_dir
 
     path.mkdir(parents=True)
     deal_source = deal_source or {"kind": "seeded", "seed": 1, "deals": 10}
-    manifest = {"patience_manifest": 1, "study": study, "game": game, "deal_source": deal_source,
-                "seed": deal_source.get("seed"), "status": "complete", "units": [],
-                "config": {"variants": {v: {"rules": {}} for v in variants}, "reference": {}}}
+    manifest = {
+        "patience_manifest": 1,
+        "study": study,
+        "game": game,
+        "deal_source": deal_source,
+        "seed": deal_source.get("seed"),
+        "status": "complete",
+        "units": [],
+        "config": {"variants": {v: {"rules": {}} for v in variants}, "reference": {}},
+    }
     (path / "run.json").write_text(json.dumps(manifest))
     for name, (deals, outcomes) in variants.items():
         folder = path / variant_dir(name)
         folder.mkdir()
         n = len(deals)
-        pq.write_table(pa.table({
-            "deal": pa.array(deals, pa.int64()), "outcome": pa.array(outcomes, pa.string()),
-            "won": pa.array([o == "won" for o in outcomes]), "rounds": pa.array(np.ones(n), pa.int32()),
-            "moves": pa.array(np.ones(n), pa.int32()), "cards_left": pa.array(np.zeros(n), pa.int16()),
-        }), folder / f"part-{min(deals)}-{max(deals)}.parquet")
+        pq.write_table(
+            pa.table(
+                {
+                    "deal": pa.array(deals, pa.int64()),
+                    "outcome": pa.array(outcomes, pa.string()),
+                    "won": pa.array([o == "won" for o in outcomes]),
+                    "rounds": pa.array(np.ones(n), pa.int32()),
+                    "moves": pa.array(np.ones(n), pa.int32()),
+                    "cards_left": pa.array(np.zeros(n), pa.int16()),
+                }
+            ),
+            folder / f"part-{min(deals)}-{max(deals)}.parquet",
+        )
     return path
 
 
@@ -287,10 +353,10 @@ def test_compare_run_pairs_on_deal_index_and_counts_unknowns(tmp_path):
     base = ["won", "won", "cycle", "cycle", "won", "unknown", "won", "cycle"]
     other = ["won", "cycle", "won", "cycle", "unknown", "won", "won", "won"]
     # deliberately stored in a different deal order, with one deal (7) only the baseline played
-    run = fabricate_run(tmp_path / "r", {
-        "base": (np.arange(8), base),
-        "odd name=1,x": (np.array([6, 5, 4, 3, 2, 1, 0]), other[:7][::-1]),
-    })
+    run = fabricate_run(
+        tmp_path / "r",
+        {"base": (np.arange(8), base), "odd name=1,x": (np.array([6, 5, 4, 3, 2, 1, 0]), other[:7][::-1])},
+    )
     cs = compare_run(run)
     (c,) = cs.comparisons
     assert (c.baseline, c.variant, c.deals) == ("base", "odd name=1,x", 7)
@@ -328,8 +394,9 @@ def test_compare_run_baseline_and_variant_choices(tmp_path):
 def test_two_runs_paired_on_deal_index_and_refused_when_deals_differ(tmp_path):
     src = {"kind": "seeded", "seed": 7, "deals": 6}
     a = fabricate_run(tmp_path / "a", {"v": (np.arange(6), ["won"] * 3 + ["cycle"] * 3)}, deal_source=src)
-    b = fabricate_run(tmp_path / "b", {"v": (np.arange(2, 8), ["cycle"] * 6)},
-                      deal_source={**src, "deals": 8}, study="fab2")
+    b = fabricate_run(
+        tmp_path / "b", {"v": (np.arange(2, 8), ["cycle"] * 6)}, deal_source={**src, "deals": 8}, study="fab2"
+    )
     (c,) = compare_runs(a, b, ["v"]).comparisons
     assert c.deals == 4 and (c.both, c.baseline_only, c.variant_only, c.neither) == (0, 1, 0, 3)
     assert (c.baseline, c.variant) == ("fab:v", "fab2:v")
@@ -363,8 +430,10 @@ def test_compare_cli_formats_output_file_and_bad_input(tmp_path, capsys):
     assert "masten" in out and "Newcombe" in out and "McNemar" in out and "Holm" in out
     code, out, _ = cli(["compare", run, "--format", "json"], capsys)
     (c,) = json.loads(out)["comparisons"]
-    a, b, cc, d = (sum(1 for i in deals if (base[i] == "won") == x and (var[i] == "won") == y)
-                   for x, y in ((True, True), (True, False), (False, True), (False, False)))
+    a, b, cc, d = (
+        sum(1 for i in deals if (base[i] == "won") == x and (var[i] == "won") == y)
+        for x, y in ((True, True), (True, False), (False, True), (False, False))
+    )
     assert (c["both"], c["baseline_only"], c["variant_only"], c["neither"]) == (a, b, cc, d)
     assert c["p_value"] == pytest.approx(mcnemar(np.array([[a, b], [cc, d]]), exact=True).pvalue, rel=1e-9)
     code, out, _ = cli(["compare", run, "--format", "csv"], capsys)
@@ -397,7 +466,7 @@ def test_compare_cli_two_runs(tmp_path, capsys):
     assert code == 0, err
     (c,) = json.loads(out)["comparisons"]
     assert (c["both"], c["baseline_only"], c["variant_only"], c["neither"]) == (5, 15, 0, 10)
-    assert c["verdict"].startswith("b:v wins 50.0 points less often than a:v")
+    assert c["verdict"].startswith("b:v wins 50.00 points less often than a:v")
     other = fabricate_run(tmp_path / "o", {"v": (np.arange(30), ["won"] * 30)}, deal_source={**src, "seed": 10})
     code, out, err = cli(["compare", a, other, "--variant", "v"], capsys)
     assert code == 2 and out == "" and "did not play the same deals" in err and "seed 9 vs 10" in err
@@ -406,12 +475,12 @@ def test_compare_cli_two_runs(tmp_path, capsys):
 def test_compare_cli_on_a_real_serial_run(tmp_path, capsys):
     """End to end: `patience run` (serial) then `patience compare`, checked against statsmodels on the rows."""
     import polars as pl
-
     from pipeline_util import ROOT, cli
 
     out_dir = tmp_path / "q"
-    code, _, err = cli(["run", ROOT / "configs" / "quickstart.yaml", "--backend", "serial", "--deals", "500",
-                        "--out", out_dir], capsys)
+    code, _, err = cli(
+        ["run", ROOT / "configs" / "quickstart.yaml", "--backend", "serial", "--deals", "500", "--out", out_dir], capsys
+    )
     assert code == 0, err
     assert "would halve it" in err  # the run summary's planning line
     code, out, err = cli(["compare", out_dir, "--format", "json"], capsys)
@@ -429,7 +498,7 @@ def test_compare_cli_on_a_real_serial_run(tmp_path, capsys):
         if p > 0:
             assert c["p_value"] == pytest.approx(p, rel=1e-9)
     holm = multipletests(raw, method="holm")[1]
-    for c, h in zip(doc["comparisons"], holm):
+    for c, h in zip(doc["comparisons"], holm, strict=True):
         if h > 0:
             assert c["p_holm"] == pytest.approx(h, rel=1e-9)
 
