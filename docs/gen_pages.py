@@ -232,6 +232,9 @@ def rules_sources(name: str) -> list[tuple[str, str]]:
         out.append((f"engine/reference/{ref_path.name}", module_doc(ref_path)))
     if game_doc:
         out.append((f"engine/games/{game_path.name}", game_doc))
+    solver_path = ROOT / "engine" / "games" / f"{name}_solver.py"  # a game's free play kept in a module of its own
+    if solver_path.exists():
+        out.append((f"engine/games/{solver_path.name}", module_doc(solver_path)))
     return out
 
 
@@ -339,7 +342,13 @@ def game_page(name: str, rows: list[dict[str, Any]]) -> str:
         md.append("")
 
     for path, doc in rules_sources(name):
-        title = "Rules in words" if path.startswith("engine/reference/") else "Readings and implementation"
+        title = (
+            "Rules in words"
+            if path.startswith("engine/reference/")
+            else "Free play, searched"
+            if path.endswith("_solver.py")
+            else "Readings and implementation"
+        )
         md += [f"## {title}", "", f"From the docstring of `{path}`.", "", docstring_markdown(doc)]
 
     notes = DOCS / "game_notes" / f"{name}.md"

@@ -31,7 +31,6 @@ from pipeline.run_files import read_manifest
 from pipeline.run_store import open_run
 
 
-
 def scan_deals(run_dir) -> pl.LazyFrame:
     """The per-deal table of a run (``deal``, ``variant``, ``outcome``, ``won``, ...), lazily.
 
@@ -43,8 +42,14 @@ def scan_deals(run_dir) -> pl.LazyFrame:
     manifest = read_manifest(run_dir)
     listing = run_parts(run_dir, manifest)
     if not listing.parts:  # nothing finished yet: an empty table of the right shape
-        columns = manifest.get("columns") or {"deal": "int64", "outcome": "string", "won": "bool", "rounds": "int32",
-                                               "moves": "int32", "cards_left": "int16"}
+        columns = manifest.get("columns") or {
+            "deal": "int64",
+            "outcome": "string",
+            "won": "bool",
+            "rounds": "int32",
+            "moves": "int32",
+            "cards_left": "int16",
+        }
         schema = {k: pl.String if v == "string" else pl.Series(np.empty(0, dtype=v)).dtype for k, v in columns.items()}
         return pl.DataFrame(schema={**schema, "variant": pl.String}).lazy()
     store = listing.store
@@ -53,8 +58,13 @@ def scan_deals(run_dir) -> pl.LazyFrame:
         import pyarrow.dataset as ds
 
         hive = ds.partitioning(pa.schema([("variant", pa.string())]), flavor="hive")
-        dataset = ds.dataset(listing.read_paths(), filesystem=store.filesystem, format="parquet",
-                             partitioning=hive, partition_base_dir=store.read_path(""))
+        dataset = ds.dataset(
+            listing.read_paths(),
+            filesystem=store.filesystem,
+            format="parquet",
+            partitioning=hive,
+            partition_base_dir=store.read_path(""),
+        )
         return pl.scan_pyarrow_dataset(dataset)
     return pl.scan_parquet(
         listing.read_paths(),
@@ -172,8 +182,9 @@ def build_report(run_dir: str | Path) -> Report:
     by_variant = hist.partition_by("variant", as_dict=True, maintain_order=True)
     names = [v for v in variants if (v,) in by_variant] + sorted(k[0] for k in by_variant if k[0] not in variants)
 
-    rows, sources = _rows(names, [_variant_figures(by_variant[(name,)], outcomes) for name in names], outcomes,
-                          reference)
+    rows, sources = _rows(
+        names, [_variant_figures(by_variant[(name,)], outcomes) for name in names], outcomes, reference
+    )
     units, totals = manifest.get("units", []), manifest.get("totals") or {}  # totals: the manifest since issue 12
     return Report(
         study=manifest.get("study", run_dir.name),
@@ -203,8 +214,11 @@ def report_from_totals(run_dir: str | Path) -> Report | None:
         totals = manifest["totals"]
         variants = list(manifest["config"]["variants"])
         per = totals["variants"]
-        if manifest.get("status") != "complete" or totals["units_done"] != totals["units"] or \
-                any(v not in per for v in variants):
+        if (
+            manifest.get("status") != "complete"
+            or totals["units_done"] != totals["units"]
+            or any(v not in per for v in variants)
+        ):
             return None
         figures = []
         for name in variants:
@@ -221,23 +235,44 @@ def report_from_totals(run_dir: str | Path) -> Report | None:
     if seen - set(outcomes):
         return None
     nan = math.nan
-    figs = [{"deals": deals, "wins": wins, **{f"n_{o}": counts.get(o, 0) for o in outcomes}, "rounds_mean": nan,
-             "rounds_won_mean": nan, "rounds_won_median": nan, "rounds_won_p90": nan}
-            for deals, wins, counts in figures]
-    names = [name for name, (deals, _, _) in zip(variants, figures) if deals]  # as build_report: played variants
+    figs = [
+        {
+            "deals": deals,
+            "wins": wins,
+            **{f"n_{o}": counts.get(o, 0) for o in outcomes},
+            "rounds_mean": nan,
+            "rounds_won_mean": nan,
+            "rounds_won_median": nan,
+            "rounds_won_p90": nan,
+        }
+        for deals, wins, counts in figures
+    ]
+    names = [
+        name for name, (deals, _, _) in zip(variants, figures, strict=True) if deals
+    ]  # as build_report: played variants
     figs = [f for f in figs if f["deals"]]
     rows, sources = _rows(names, figs, outcomes, manifest.get("config", {}).get("reference", {}) or {})
-    return Report(study=manifest.get("study", run_dir.name), game=manifest.get("game", ""), run_dir=str(run_dir),
-                  status="complete", units_done=int(totals["units_done"]), units_total=int(totals["units"]),
-                  outcomes=outcomes, rows=rows, sources=sources, histogram=None)
+    return Report(
+        study=manifest.get("study", run_dir.name),
+        game=manifest.get("game", ""),
+        run_dir=str(run_dir),
+        status="complete",
+        units_done=int(totals["units_done"]),
+        units_total=int(totals["units"]),
+        outcomes=outcomes,
+        rows=rows,
+        sources=sources,
+        histogram=None,
+    )
 
 
-def _rows(names: list[str], figures: list[dict[str, Any]], outcomes: list[str],
-          reference: dict[str, Any]) -> tuple[pl.DataFrame, dict[str, str]]:
+def _rows(
+    names: list[str], figures: list[dict[str, Any]], outcomes: list[str], reference: dict[str, Any]
+) -> tuple[pl.DataFrame, dict[str, str]]:
     """The report's rows (one per variant, raw numbers) and the published figures' sources."""
     records = []
     sources = {}
-    for name, fig in zip(names, figures):
+    for name, fig in zip(names, figures, strict=True):
         deals, wins = fig["deals"], fig["wins"]
         lo, hi = wilson(wins, deals)
         ref = reference.get(name, {})
@@ -247,21 +282,47 @@ def _rows(names: list[str], figures: list[dict[str, Any]], outcomes: list[str],
             z, word = None, CONTEXT_ONLY
         else:
             z, word = verdict(wins, deals, ref["win_rate"], ref.get("ci95"))
-        records.append({
-            "variant": name, "deals": deals, "wins": wins, "win_rate": wins / deals if deals else math.nan,
-            "ci95_low": lo, "ci95_high": hi,
-            **{f"n_{o}": fig[f"n_{o}"] for o in outcomes},
-            **{k: fig[k] for k in ("rounds_mean", "rounds_won_mean", "rounds_won_median", "rounds_won_p90")},
-            **{f"ref_{k}": ref.get(k) for k in ("win_rate", "ci95", "mean_rounds_won", "mean_rounds")},
-            "z": z, "verdict": word,
-        })
+        records.append(
+            {
+                "variant": name,
+                "deals": deals,
+                "wins": wins,
+                "win_rate": wins / deals if deals else math.nan,
+                "ci95_low": lo,
+                "ci95_high": hi,
+                **{f"n_{o}": fig[f"n_{o}"] for o in outcomes},
+                **{k: fig[k] for k in ("rounds_mean", "rounds_won_mean", "rounds_won_median", "rounds_won_p90")},
+                **{f"ref_{k}": ref.get(k) for k in ("win_rate", "ci95", "mean_rounds_won", "mean_rounds")},
+                "z": z,
+                "verdict": word,
+            }
+        )
         if ref.get("source"):
             sources[name] = ref["source"]
-    schema = {"variant": pl.String, "deals": pl.Int64, "wins": pl.Int64, "win_rate": pl.Float64,
-              "ci95_low": pl.Float64, "ci95_high": pl.Float64, **{f"n_{o}": pl.Int64 for o in outcomes},
-              **{k: pl.Float64 for k in ("rounds_mean", "rounds_won_mean", "rounds_won_median", "rounds_won_p90",
-                                          "ref_win_rate", "ref_ci95", "ref_mean_rounds_won", "ref_mean_rounds", "z")},
-              "verdict": pl.String}
+    schema = {
+        "variant": pl.String,
+        "deals": pl.Int64,
+        "wins": pl.Int64,
+        "win_rate": pl.Float64,
+        "ci95_low": pl.Float64,
+        "ci95_high": pl.Float64,
+        **{f"n_{o}": pl.Int64 for o in outcomes},
+        **{
+            k: pl.Float64
+            for k in (
+                "rounds_mean",
+                "rounds_won_mean",
+                "rounds_won_median",
+                "rounds_won_p90",
+                "ref_win_rate",
+                "ref_ci95",
+                "ref_mean_rounds_won",
+                "ref_mean_rounds",
+                "z",
+            )
+        },
+        "verdict": pl.String,
+    }
     rows = pl.DataFrame(records, schema=schema) if records else pl.DataFrame(schema=schema)
     return rows, sources
 
@@ -299,7 +360,9 @@ def _display_rows(report: Report) -> tuple[list[str], list[list[str]]]:
     for r in report.rows.iter_rows(named=True):
         d = row_decimals(r)  # as many decimals as the narrower of our interval and the published one needs
         line = [
-            r["variant"], f"{r['deals']:,}", _pct(r["win_rate"], d),
+            r["variant"],
+            f"{r['deals']:,}",
+            _pct(r["win_rate"], d),
             f"{_pct(r['ci95_low'], d)}..{_pct(r['ci95_high'], d)}",
             *[f"{r[f'n_{o}']:,}" for o in report.outcomes],
         ]
@@ -308,8 +371,7 @@ def _display_rows(report: Report) -> tuple[list[str], list[list[str]]]:
         if has_ref:
             pub = ""
             if r["ref_win_rate"] is not None:
-                pub = _pct(r["ref_win_rate"], d) + (f" ± {_pct(r['ref_ci95'], d)}"
-                                                    if r["ref_ci95"] is not None else "")
+                pub = _pct(r["ref_win_rate"], d) + (f" ± {_pct(r['ref_ci95'], d)}" if r["ref_ci95"] is not None else "")
             if r["ref_mean_rounds_won"] is not None:
                 pub += f"; {r['ref_mean_rounds_won']:g} rounds (won)"
             if r["ref_mean_rounds"] is not None:
@@ -328,8 +390,10 @@ def _title(report: Report) -> str:
 def _notes(report: Report) -> list[str]:
     notes = [f"{name}: published by {src}" for name, src in report.sources.items()]
     if report.sources:
-        notes.append("verdict: consistent when |ours - published| <= 1.96 x combined standard error "
-                     "(ours binomial at the published rate; published error from its ci95, 0 when not given)")
+        notes.append(
+            "verdict: consistent when |ours - published| <= 1.96 x combined standard error "
+            "(ours binomial at the published rate; published error from its ci95, 0 when not given)"
+        )
     return notes
 
 
@@ -353,8 +417,12 @@ def render_table(report: Report) -> str:
 
 def render_markdown(report: Report) -> str:
     header, rows = _display_rows(report)
-    lines = [f"### {_title(report)}", "", "| " + " | ".join(header) + " |",
-             "|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|"]
+    lines = [
+        f"### {_title(report)}",
+        "",
+        "| " + " | ".join(header) + " |",
+        "|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|",
+    ]
     lines += ["| " + " | ".join(c.replace("|", "\\|") for c in line) + " |" for line in rows]
     notes = _notes(report)
     if notes:

@@ -80,7 +80,9 @@ def write_part(run_dir, relpath: str, table) -> None:
         from pipeline.run_store import storage_problem
 
         why = first_line(exc) if store.local else storage_problem(exc)
-        raise StorageError(f"worker on host {socket.gethostname()} cannot write {store.where(relpath)}: {why}") from None
+        raise StorageError(
+            f"worker on host {socket.gethostname()} cannot write {store.where(relpath)}: {why}"
+        ) from None
 
 
 def part_complete(run_dir, relpath: str, count: int, key: str) -> bool:
@@ -101,15 +103,21 @@ def read_manifest(run_dir) -> dict[str, Any]:
     try:
         data = store.read_bytes(MANIFEST)
     except OSError as exc:
-        raise BadInput(f"{store.where(MANIFEST)}: cannot be read ({first_line(exc)}); "
-                       "allowed: a run folder written by `patience run`") from None
+        raise BadInput(
+            f"{store.where(MANIFEST)}: cannot be read ({first_line(exc)}); "
+            "allowed: a run folder written by `patience run`"
+        ) from None
     if data is None:
-        raise BadInput(f"{store.where()}: not a run folder (no {MANIFEST}); allowed: a folder written by `patience run`")
+        raise BadInput(
+            f"{store.where()}: not a run folder (no {MANIFEST}); allowed: a folder written by `patience run`"
+        )
     try:
         return json.loads(data)
     except ValueError as exc:
-        raise BadInput(f"{store.where(MANIFEST)}: cannot be read as a manifest ({exc}); "
-                       "allowed: a run.json written by `patience run`") from None
+        raise BadInput(
+            f"{store.where(MANIFEST)}: cannot be read as a manifest ({exc}); "
+            "allowed: a run.json written by `patience run`"
+        ) from None
 
 
 def write_manifest(run_dir, manifest: dict[str, Any]) -> None:
@@ -141,14 +149,17 @@ def check_out_dir(out, fingerprint: str, fingerprint_fields: dict[str, Any], fre
     """
     store = open_run(out, "option --out")
     if store.local and store.root.exists() and not store.root.is_dir():
-        raise BadInput(f"option --out: {out} is a file; allowed: a folder (new, empty, or an earlier run of this study)")
+        raise BadInput(
+            f"option --out: {out} is a file; allowed: a folder (new, empty, or an earlier run of this study)"
+        )
     names = store.top_names()
     if not any(name != LOCK for name in names):
         return "new"
     data = store.read_bytes(MANIFEST) if MANIFEST in names else None
     if data is None:
         raise BadInput(
-            f"option --out: {out} is not empty and holds no {MANIFEST}; allowed: a new or empty folder, or an earlier run"
+            f"option --out: {out} is not empty and holds no {MANIFEST}; "
+            "allowed: a new or empty folder, or an earlier run"
         )
     try:
         old = json.loads(data)
@@ -170,8 +181,11 @@ def clear_run(out) -> None:
     """Remove what a run wrote (manifest, parts, unit log, temp files) and nothing else."""
     store = open_run(out)
     for name in store.top_names():
-        if name in (MANIFEST, UNIT_LOG, TMP_DIR) or name.startswith("variant=") or \
-                (name == UNIT_LOG_DIR and not store.local):
+        if (
+            name in (MANIFEST, UNIT_LOG, TMP_DIR)
+            or name.startswith("variant=")
+            or (name == UNIT_LOG_DIR and not store.local)
+        ):
             store.delete_tree(name)
 
 
@@ -196,7 +210,7 @@ def list_parts(run_dir) -> Iterator[tuple[str, int, int]]:
         for folder, sub, _ in store.variant_files():
             m = PART_NAME.fullmatch(sub)
             if m:
-                yield unquote(folder[len("variant="):]), int(m.group(1)), int(m.group(2))
+                yield unquote(folder[len("variant=") :]), int(m.group(1)), int(m.group(2))
         return
     run_dir = store.root
     try:
@@ -204,7 +218,7 @@ def list_parts(run_dir) -> Iterator[tuple[str, int, int]]:
     except FileNotFoundError:
         return
     for folder in folders:
-        variant = unquote(folder.name[len("variant="):])
+        variant = unquote(folder.name[len("variant=") :])
         match = PART_NAME.fullmatch
         for entry in os.scandir(folder.path):
             m = match(entry.name)
@@ -405,21 +419,34 @@ class ObjectRunLock:
         where = self.store.where(LOCK)
         holder = self._holder()
         if holder.get("state") == "running" and not (holder.get("host") == me and not _pid_alive(holder.get("pid"))):
-            raise BadInput(f"option --out: {self.store.uri} is in use by a run in progress ({_holder(holder)}); "
-                           f"allowed: wait for it to end, another --out, or delete {where} if that run is gone")
+            raise BadInput(
+                f"option --out: {self.store.uri} is in use by a run in progress ({_holder(holder)}); "
+                f"allowed: wait for it to end, another --out, or delete {where} if that run is gone"
+            )
         token = uuid.uuid4().hex
-        text = json.dumps({"host": me, "pid": os.getpid(), "state": "running", "token": token,
-                           "since": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+        text = json.dumps(
+            {
+                "host": me,
+                "pid": os.getpid(),
+                "state": "running",
+                "token": token,
+                "since": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            }
+        )
         try:
             self.store.write_bytes(LOCK, text.encode() + b"\n")
         except OSError as exc:  # the first write of a run: e.g. credentials that may read but not write
-            raise BadInput(f"option --out: {self.store.uri}: cannot write ({_problem(exc)}); allowed: a prefix "
-                           "the credentials may write to") from None
+            raise BadInput(
+                f"option --out: {self.store.uri}: cannot write ({_problem(exc)}); allowed: a prefix "
+                "the credentials may write to"
+            ) from None
         time.sleep(self.SETTLE)
         now = self._holder()
         if now.get("token") != token:
-            raise BadInput(f"option --out: {self.store.uri} was taken by a run that started at the same moment "
-                           f"({_holder(now)}); allowed: wait for it to end, or another --out")
+            raise BadInput(
+                f"option --out: {self.store.uri} was taken by a run that started at the same moment "
+                f"({_holder(now)}); allowed: wait for it to end, or another --out"
+            )
         self.held = True
 
     def release(self) -> None:
@@ -485,8 +512,14 @@ class RunLock:
                     f"allowed: wait for it to end, another --out, or delete {self.path} if that run is gone"
                 )
             # Free, or left by a dead process of this host (its flock died with it): ours now.
-            text = json.dumps({"host": me, "pid": os.getpid(), "state": "running",
-                               "since": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+            text = json.dumps(
+                {
+                    "host": me,
+                    "pid": os.getpid(),
+                    "state": "running",
+                    "since": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                }
+            )
             os.ftruncate(fd, 0)
             os.pwrite(fd, text.encode() + b"\n", 0)
             self._fd = fd
@@ -569,8 +602,10 @@ class RunParts:
 
 
 def damaged_part(store: RunStore, rel: str, why: str) -> DamagedPart:
-    return DamagedPart(f"{store.where(rel)}: a part this run completed is damaged ({why}); "
-                       "delete it and rerun the study, which resumes and plays that unit again")
+    return DamagedPart(
+        f"{store.where(rel)}: a part this run completed is damaged ({why}); "
+        "delete it and rerun the study, which resumes and plays that unit again"
+    )
 
 
 def plan_of_manifest(manifest: dict[str, Any]):
@@ -639,8 +674,9 @@ def _tail_problem(path: str) -> str | None:
     return None
 
 
-def run_parts(run_dir, manifest: dict[str, Any] | None = None, *, check: bool = True,
-              warn_strays: bool = True) -> RunParts:
+def run_parts(
+    run_dir, manifest: dict[str, Any] | None = None, *, check: bool = True, warn_strays: bool = True
+) -> RunParts:
     """The parts a run completed: the one listing every reader (report, query, compare, html, verify) uses.
 
     A file under a ``variant=`` folder is a part of the run when its folder and name are exactly those of
@@ -672,7 +708,7 @@ def run_parts(run_dir, manifest: dict[str, Any] | None = None, *, check: bool = 
         rel = f"{folder}/{sub}"
         known = folders.get(folder)
         if known is None:
-            variant = unquote(folder[len("variant="):])
+            variant = unquote(folder[len("variant=") :])
             known = folders[folder] = (variant, variant_dir(variant) == folder)
         variant = known[0]
         if locate is not None:  # the run's own units, by folder and name

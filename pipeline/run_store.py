@@ -57,7 +57,7 @@ def open_run(target: str | Path, what: str = "RUN_DIR") -> RunStore:
             raise BadInput(f"{what} {text}: {store}")
         return store
     if text.startswith("file://"):
-        text = text[len("file://"):]
+        text = text[len("file://") :]
     return LocalStore(Path(text))
 
 
@@ -72,9 +72,11 @@ def _refuse_secrets_in(uri: str, what: str) -> None:
     keys = sorted(k for k in parse_qs(parts.query) if k in SECRET_QUERY_KEYS)
     if keys or parts.password:
         named = ", ".join(keys) or "a password"
-        raise BadInput(f"{what}: the URI carries credentials ({named}; not shown); allowed: a URI without them, "
-                       "credentials from the environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_PROFILE) "
-                       "or ~/.aws")
+        raise BadInput(
+            f"{what}: the URI carries credentials ({named}; not shown); allowed: a URI without them, "
+            "credentials from the environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_PROFILE) "
+            "or ~/.aws"
+        )
 
 
 @lru_cache(maxsize=16)
@@ -86,12 +88,13 @@ def _object_store(uri: str) -> ObjectStore | str:
     try:
         fs, root = pafs.FileSystem.from_uri(uri)
     except Exception as exc:  # noqa: BLE001 - pyarrow raises several kinds; the first line is what matters
-        return (f"not a storage URI pyarrow can open ({first_line(exc)}); allowed: a local path, or "
-                "s3://bucket/prefix (any URI pyarrow.fs.FileSystem.from_uri understands)")
+        return (
+            f"not a storage URI pyarrow can open ({first_line(exc)}); allowed: a local path, or "
+            "s3://bucket/prefix (any URI pyarrow.fs.FileSystem.from_uri understands)"
+        )
     root = root.rstrip("/")
     if not root or (scheme in ("s3", "gs", "gcs") and "/" not in root):
-        return (f"names a bucket but no prefix; allowed: {scheme}://bucket/prefix "
-                "(a run needs a folder of its own)")
+        return f"names a bucket but no prefix; allowed: {scheme}://bucket/prefix (a run needs a folder of its own)"
     return ObjectStore(uri, fs, root, scheme)
 
 
@@ -104,16 +107,30 @@ def s3_credentials_missing() -> bool:
     env = os.environ
     if env.get("AWS_ACCESS_KEY_ID") and env.get("AWS_SECRET_ACCESS_KEY"):
         return False
-    if any(env.get(k) for k in ("AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
-                                "AWS_CONTAINER_CREDENTIALS_FULL_URI")):
+    if any(
+        env.get(k)
+        for k in (
+            "AWS_WEB_IDENTITY_TOKEN_FILE",
+            "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+            "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+        )
+    ):
         return False
     profile = env.get("AWS_PROFILE") or env.get("AWS_DEFAULT_PROFILE") or "default"
     home = Path.home() / ".aws"
-    keys = {"aws_access_key_id", "credential_process", "sso_session", "sso_start_url", "role_arn",
-            "web_identity_token_file", "credential_source"}
-    for file, section in ((env.get("AWS_SHARED_CREDENTIALS_FILE") or home / "credentials", profile),
-                          (env.get("AWS_CONFIG_FILE") or home / "config",
-                           profile if profile == "default" else f"profile {profile}")):
+    keys = {
+        "aws_access_key_id",
+        "credential_process",
+        "sso_session",
+        "sso_start_url",
+        "role_arn",
+        "web_identity_token_file",
+        "credential_source",
+    }
+    for file, section in (
+        (env.get("AWS_SHARED_CREDENTIALS_FILE") or home / "credentials", profile),
+        (env.get("AWS_CONFIG_FILE") or home / "config", profile if profile == "default" else f"profile {profile}"),
+    ):
         parser = configparser.RawConfigParser()
         try:
             parser.read(file)
@@ -140,8 +157,13 @@ def storage_problem(exc: BaseException) -> str:
     text = first_line(exc)
     if "NETWORK_CONNECTION" in text or "Could not connect" in text or "curlCode" in text:
         return f"cannot reach {_endpoint_text()} (connection failed)"
-    if "ACCESS_DENIED" in text or "AccessDenied" in text or "403" in text or "INVALID_ACCESS_KEY" in text \
-            or "SIGNATURE" in text.upper():
+    if (
+        "ACCESS_DENIED" in text
+        or "AccessDenied" in text
+        or "403" in text
+        or "INVALID_ACCESS_KEY" in text
+        or "SIGNATURE" in text.upper()
+    ):
         return "access denied: no credentials, or credentials without access to it"
     if "NO_SUCH_BUCKET" in text:
         return "the bucket does not exist"
@@ -162,8 +184,11 @@ def parquet_options(table) -> dict:
     names = table.column_names
     if "deal" not in names:
         return {"compression": "zstd"}
-    return {"compression": "zstd", "use_dictionary": [n for n in names if n != "deal"],
-            "column_encoding": {"deal": "DELTA_BINARY_PACKED"}}
+    return {
+        "compression": "zstd",
+        "use_dictionary": [n for n in names if n != "deal"],
+        "column_encoding": {"deal": "DELTA_BINARY_PACKED"},
+    }
 
 
 class RunStore:
@@ -379,17 +404,23 @@ class ObjectStore(RunStore):
         import pyarrow.fs as pafs
 
         if writing and self.scheme == "s3" and s3_credentials_missing():
-            raise BadInput(f"{what} {self.uri}: no AWS credentials found (environment, ~/.aws, instance metadata "
-                           "turned off); allowed: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or a "
-                           "profile in ~/.aws/credentials")
+            raise BadInput(
+                f"{what} {self.uri}: no AWS credentials found (environment, ~/.aws, instance metadata "
+                "turned off); allowed: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or a "
+                "profile in ~/.aws/credentials"
+            )
         try:
             info = self.fs.get_file_info(self.bucket)
         except OSError as exc:
-            raise BadInput(f"{what} {self.uri}: {storage_problem(exc)}; allowed: a bucket the endpoint serves and "
-                           "the credentials can reach (AWS_ENDPOINT_URL, AWS_PROFILE, AWS_ACCESS_KEY_ID...)") from None
+            raise BadInput(
+                f"{what} {self.uri}: {storage_problem(exc)}; allowed: a bucket the endpoint serves and "
+                "the credentials can reach (AWS_ENDPOINT_URL, AWS_PROFILE, AWS_ACCESS_KEY_ID...)"
+            ) from None
         if info.type == pafs.FileType.NotFound:
-            raise BadInput(f"{what} {self.uri}: bucket {self.bucket!r} does not exist at {_endpoint_text()}; "
-                           "allowed: an existing bucket (create it first)")
+            raise BadInput(
+                f"{what} {self.uri}: bucket {self.bucket!r} does not exist at {_endpoint_text()}; "
+                "allowed: an existing bucket (create it first)"
+            )
 
     def check_exists(self, what: str) -> None:
         self.preflight(what, writing=False)
@@ -439,7 +470,7 @@ class ObjectStore(RunStore):
         base = self._p(rel) + "/"
         for info in self._infos(rel, True):
             if info.type == pafs.FileType.File:
-                yield info.path[len(base):], info.size
+                yield info.path[len(base) :], info.size
 
     def parquet_file(self, rel: str, **kwargs: Any):
         import pyarrow.parquet as pq
@@ -458,9 +489,8 @@ class ObjectStore(RunStore):
             f.write(data)
 
     def write_table(self, rel: str, table) -> None:
-        import pyarrow.parquet as pq
-
         import pyarrow as pa
+        import pyarrow.parquet as pq
 
         # Encoded in memory first, so an error while encoding uploads nothing; then one upload (a PUT, or a
         # multipart upload for a large part, completed on close): the key appears whole or not at all.

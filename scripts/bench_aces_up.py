@@ -22,11 +22,7 @@ from engine.deals import seeded_deals
 from engine.outcomes import WON
 from engine.registry import get_game
 
-GREEDY = {
-    "greedy": {},
-    "greedy_fill_aces": {"fill_from": "aces"},
-    "pysolfc (greedy)": {"preset": "pysolfc"},
-}
+GREEDY = {"greedy": {}, "greedy_fill_aces": {"fill_from": "aces"}, "pysolfc (greedy)": {"preset": "pysolfc"}}
 SOLVER = {
     "masten": {"preset": "masten"},
     "masten_immediate": {"preset": "masten", "fill": "immediate"},

@@ -6,16 +6,16 @@ import itertools
 
 import numpy as np
 import pytest
+from pipeline_util import cli
 
 from engine.cards import DECK_52, make_deck, parse_cards
 from engine.deals import read_only_uint8, seeded_deals
 from engine.games import aces_up as au
 from engine.games.aces_up import GAME, AcesUpRules
-from engine.outcomes import BLOCKED, OUTCOMES, UNKNOWN, UNSOLVABLE, WON
+from engine.outcomes import OUTCOMES, UNKNOWN, UNSOLVABLE, WON
 from engine.reference import aces_up as reference
 from engine.registry import get_game
 from engine.rules import RuleError
-from pipeline_util import cli
 
 SWITCH_VALUES = {
     "discards": ("forced", "optional"),
@@ -24,8 +24,11 @@ SWITCH_VALUES = {
     "move_lone_card": (False, True),
     "win": ("four_aces", "one_ace_per_pile"),
 }
-COMBINATIONS = [c for c in (dict(zip(SWITCH_VALUES, v)) for v in itertools.product(*SWITCH_VALUES.values()))
-                if not (c["fill"] == "immediate" and c["discards"] == "optional")]  # refused: RuleError
+COMBINATIONS = [
+    c
+    for c in (dict(zip(SWITCH_VALUES, v, strict=True)) for v in itertools.product(*SWITCH_VALUES.values()))
+    if not (c["fill"] == "immediate" and c["discards"] == "optional")
+]  # refused: RuleError
 COMBO_IDS = [",".join(f"{k}={v}" for k, v in c.items()) for c in COMBINATIONS]
 COLUMNS = ("outcome", "moves", "cards_left")
 
@@ -44,8 +47,15 @@ def _kernel_greedy(deals: np.ndarray, rules: AcesUpRules) -> list[dict]:
     deals = read_only_uint8(deals)
     n = deals.shape[0]
     outcome, moves, left = np.zeros(n, np.uint8), np.zeros(n, np.int32), np.zeros(n, np.int16)
-    au._play_greedy(deals, rules.fill_from == "aces", rules.win == "one_ace_per_pile", rules.fill == "immediate",
-                    outcome, moves, left)
+    au._play_greedy(
+        deals,
+        rules.fill_from == "aces",
+        rules.win == "one_ace_per_pile",
+        rules.fill == "immediate",
+        outcome,
+        moves,
+        left,
+    )
     return [{"outcome": OUTCOMES[outcome[i]], "moves": int(moves[i]), "cards_left": int(left[i])} for i in range(n)]
 
 
@@ -215,8 +225,9 @@ def test_reduced_deals_reach_both_verdicts() -> None:
     assert seen == {WON, UNSOLVABLE}
 
 
-@pytest.mark.parametrize("over", [{}, {"fill_from": "aces"}, {"fill": "optional", "win": "one_ace_per_pile"},
-                                  {"fill": "immediate"}])
+@pytest.mark.parametrize(
+    "over", [{}, {"fill_from": "aces"}, {"fill": "optional", "win": "one_ace_per_pile"}, {"fill": "immediate"}]
+)
 def test_solver_agrees_with_plain_search_on_full_deals(over: dict) -> None:
     rules = GAME.rules("masten", over)
     deals = np.concatenate([seeded_deals(DECK_52, 21, 0, 12), _greedy_wins(GAME.rules(None, over), 3)])
@@ -226,8 +237,17 @@ def test_solver_agrees_with_plain_search_on_full_deals(over: dict) -> None:
         assert OUTCOMES[s.code] == plain
 
 
-@pytest.mark.parametrize("over", [{}, {"fill_from": "aces"}, {"fill": "optional"}, {"move_lone_card": True},
-                                  {"win": "one_ace_per_pile"}, {"fill": "immediate"}])
+@pytest.mark.parametrize(
+    "over",
+    [
+        {},
+        {"fill_from": "aces"},
+        {"fill": "optional"},
+        {"move_lone_card": True},
+        {"win": "one_ace_per_pile"},
+        {"fill": "immediate"},
+    ],
+)
 def test_solver_wins_every_deal_greedy_wins_and_every_win_replays(over: dict) -> None:
     deals = seeded_deals(DECK_52, 2024, 0, 1500)
     greedy = GAME.play_batch(deals, GAME.rules(None, over))
@@ -264,7 +284,7 @@ def test_a_corrupted_solution_is_refused() -> None:
     assert GAME.check_solution(deals[i], rules, text) is None
     tokens = text.split(" / ")
     k = next(j for j, t in enumerate(tokens) if t != "-")
-    broken = " / ".join(tokens[:k] + ["-"] + tokens[k + 1:])
+    broken = " / ".join(tokens[:k] + ["-"] + tokens[k + 1 :])
     assert GAME.check_solution(deals[i], rules, broken) is not None
     assert GAME.check_solution(deals[i], rules, text.rsplit(" / ", 1)[0]) is not None
     assert GAME.check_solution(deals[(i + 1) % len(deals)], rules, text) is not None
@@ -275,7 +295,7 @@ def test_max_nodes_gives_unknown_and_the_budget_is_respected() -> None:
     full = GAME.play_batch(deals, GAME.rules("masten"))
     i = int(np.argmax(np.where(full["outcome"] == UNSOLVABLE, full["nodes"], 0)))
     assert full["nodes"][i] > 5
-    small = GAME.play_batch(deals[i:i + 1], GAME.rules("masten", {"max_nodes": 3}))
+    small = GAME.play_batch(deals[i : i + 1], GAME.rules("masten", {"max_nodes": 3}))
     assert small["outcome"][0] == UNKNOWN and small["nodes"][0] <= 3 and small["moves"][0] == 0
 
 
@@ -313,7 +333,9 @@ def test_immediate_fills_interrupt_the_discards_in_order() -> None:
         t.discard(1)
         t.deal()
         assert t.discards() == [0, 3]
-        assert [m for m in t.legal_moves()] == ([("discard", 0)] if fill == "immediate" else [("discard", 0), ("discard", 3)])
+        assert [m for m in t.legal_moves()] == (
+            [("discard", 0)] if fill == "immediate" else [("discard", 0), ("discard", 3)]
+        )
         t.discard(0)
         tables[fill] = t
     assert tables["immediate"].legal_moves() == [("fill", 2, 0), ("fill", 3, 0)]
@@ -323,24 +345,29 @@ def test_immediate_fills_interrupt_the_discards_in_order() -> None:
 
 
 def test_presets_are_the_issue_text() -> None:
-    assert AcesUpRules() == AcesUpRules(discards="forced", fill="compulsory", fill_from="any", move_lone_card=False,
-                                        win="four_aces", strategy="greedy")
+    assert AcesUpRules() == AcesUpRules(
+        discards="forced", fill="compulsory", fill_from="any", move_lone_card=False, win="four_aces", strategy="greedy"
+    )
     assert GAME.rules("masten") == AcesUpRules(strategy="solver")
-    assert GAME.rules("pysolfc") == AcesUpRules(discards="optional", fill="optional", move_lone_card=True,
-                                                win="one_ace_per_pile")
+    assert GAME.rules("pysolfc") == AcesUpRules(
+        discards="optional", fill="optional", move_lone_card=True, win="one_ace_per_pile"
+    )
     assert get_game("aces_up") is GAME
 
 
-@pytest.mark.parametrize("setting, message", [
-    ("discards=sometimes", "switch 'discards': value 'sometimes' is not allowed; allowed: forced, optional"),
-    ("fill=never", "switch 'fill'"),
-    ("discards=optional fill=immediate", "switch 'fill': value 'immediate' needs discards: forced"),
-    ("fill_from=kings", "switch 'fill_from'"),
-    ("win=five_aces", "switch 'win'"),
-    ("strategy=forced", "switch 'strategy'"),
-    ("max_nodes=0", "switch 'max_nodes'"),
-    ("move_lone_card=maybe", "switch 'move_lone_card'"),
-])
+@pytest.mark.parametrize(
+    "setting, message",
+    [
+        ("discards=sometimes", "switch 'discards': value 'sometimes' is not allowed; allowed: forced, optional"),
+        ("fill=never", "switch 'fill'"),
+        ("discards=optional fill=immediate", "switch 'fill': value 'immediate' needs discards: forced"),
+        ("fill_from=kings", "switch 'fill_from'"),
+        ("win=five_aces", "switch 'win'"),
+        ("strategy=forced", "switch 'strategy'"),
+        ("max_nodes=0", "switch 'max_nodes'"),
+        ("move_lone_card=maybe", "switch 'move_lone_card'"),
+    ],
+)
 def test_bad_values_exit_2_with_one_line(setting: str, message: str, capsys) -> None:
     sets = [a for kv in setting.split() for a in ("--set", kv)]
     code, out, err = cli(["play", "aces_up", "--seed", "1", "--index", "0", *sets], capsys)

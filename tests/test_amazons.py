@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.games.amazons import GAME, AmazonsRules
 from engine.cards import DECK_AMAZONS, format_cards, parse_cards
 from engine.deals import seeded_deals
+from engine.games.amazons import GAME, AmazonsRules
 from engine.outcomes import OUTCOMES
 from engine.reference import amazons as reference
 from engine.reference.amazons import BUILD_ORDER, step, suit
@@ -25,7 +25,7 @@ SWITCH_VALUES = {
     "skip_completed_columns": (True, False),
     "loss_rule": ("cycle", "idle_passes"),
 }
-COMBINATIONS = [dict(zip(SWITCH_VALUES, values)) for values in itertools.product(*SWITCH_VALUES.values())]
+COMBINATIONS = [dict(zip(SWITCH_VALUES, values, strict=True)) for values in itertools.product(*SWITCH_VALUES.values())]
 DEALS_PER_COMBINATION = 30  # played to their natural end (max_rounds 100000)
 CAPPED_DEALS_PER_COMBINATION = 8  # played again under a small max_rounds, so the cap is exercised everywhere
 COLUMNS = ("outcome", "rounds", "moves", "cards_left", "foundations_done", "aces_allowed")
@@ -48,12 +48,13 @@ def _reference_rows(deals: np.ndarray, rules: AmazonsRules) -> list[dict]:
 
 
 def _assert_same(deals: np.ndarray, rules: AmazonsRules) -> None:
-    for deal, want, got in zip(deals, _reference_rows(deals, rules), _kernel_rows(deals, rules)):
+    for deal, want, got in zip(deals, _reference_rows(deals, rules), _kernel_rows(deals, rules), strict=True):
         assert got == want, f"{rules}\ndeal {format_cards(deal)}\nreference {want}\nkernel    {got}"
 
 
-@pytest.mark.parametrize("index", range(len(COMBINATIONS)),
-                         ids=[",".join(f"{k}={v}" for k, v in c.items()) for c in COMBINATIONS])
+@pytest.mark.parametrize(
+    "index", range(len(COMBINATIONS)), ids=[",".join(f"{k}={v}" for k, v in c.items()) for c in COMBINATIONS]
+)
 def test_kernel_matches_reference_on_every_combination(index: int) -> None:
     combo = COMBINATIONS[index]
     # idle_passes varies over 1..4 across combinations so the idle rule is tested at more than its default;
@@ -62,7 +63,9 @@ def test_kernel_matches_reference_on_every_combination(index: int) -> None:
     deals = seeded_deals(DECK_AMAZONS, index, 0, DEALS_PER_COMBINATION + CAPPED_DEALS_PER_COMBINATION)
     _assert_same(deals[:DEALS_PER_COMBINATION], GAME.rules(None, {**combo, "idle_passes": idle}))
     small_cap = (1, 2, 5, 13)[index % 4]
-    _assert_same(deals[DEALS_PER_COMBINATION:], GAME.rules(None, {**combo, "idle_passes": idle, "max_rounds": small_cap}))
+    _assert_same(
+        deals[DEALS_PER_COMBINATION:], GAME.rules(None, {**combo, "idle_passes": idle, "max_rounds": small_cap})
+    )
 
 
 def test_differential_deals_reach_every_outcome_and_every_k() -> None:
@@ -73,8 +76,10 @@ def test_differential_deals_reach_every_outcome_and_every_k() -> None:
         deals = seeded_deals(DECK_AMAZONS, index, 0, DEALS_PER_COMBINATION + CAPPED_DEALS_PER_COMBINATION)
         idle = 1 + index % 4
         rows = _kernel_rows(deals[:DEALS_PER_COMBINATION], GAME.rules(None, {**combo, "idle_passes": idle}))
-        rows += _kernel_rows(deals[DEALS_PER_COMBINATION:],
-                             GAME.rules(None, {**combo, "idle_passes": idle, "max_rounds": (1, 2, 5, 13)[index % 4]}))
+        rows += _kernel_rows(
+            deals[DEALS_PER_COMBINATION:],
+            GAME.rules(None, {**combo, "idle_passes": idle, "max_rounds": (1, 2, 5, 13)[index % 4]}),
+        )
         outcomes |= {r["outcome"] for r in rows}
         ks |= {r["aces_allowed"] for r in rows if combo["strategy"] == "one_ace"}
     assert outcomes == {"won", "cycle", "blocked", "capped"}
@@ -84,8 +89,11 @@ def test_differential_deals_reach_every_outcome_and_every_k() -> None:
 # --- properties, checked on the reference's events ----------------------------------
 
 rules_strategy = st.fixed_dictionaries(
-    {**{k: st.sampled_from(v) for k, v in SWITCH_VALUES.items()},
-     "idle_passes": st.integers(1, 4), "max_rounds": st.sampled_from([3, 40, 100000])}
+    {
+        **{k: st.sampled_from(v) for k, v in SWITCH_VALUES.items()},
+        "idle_passes": st.integers(1, 4),
+        "max_rounds": st.sampled_from([3, 40, 100000]),
+    }
 )
 deal_strategy = st.permutations([int(c) for c in DECK_AMAZONS])
 
@@ -263,8 +271,12 @@ def test_sevens_never_under_their_foundation_is_blocked() -> None:
     # 24-card stock and goes to column position % 4: 7D -> C4, 7C -> C2, 7S -> C1, 7H -> C2.  So pass 2
     # plays nothing, and with idle_passes 1 the game is blocked after pass 2 with 4 cards played.
     fill = iter(c for c in RANK_ROWS.split()[8:])
-    rows = [["AC", "AD", "AH", "AS"], [next(fill) for _ in range(4)], ["7D", "7C", next(fill), "7H"],
-            [next(fill), next(fill), "7S", next(fill)]]
+    rows = [
+        ["AC", "AD", "AH", "AS"],
+        [next(fill) for _ in range(4)],
+        ["7D", "7C", next(fill), "7H"],
+        [next(fill), next(fill), "7S", next(fill)],
+    ]
     rows += [[next(fill) for _ in range(4)] for _ in range(3)]
     r = _play(" ".join(sum(rows, [])), "dick", loss_rule="idle_passes", idle_passes=1)
     assert (r.outcome, r.rounds, r.moves, r.cards_left, r.foundations_done) == ("blocked", 2, 4, 24, 0)

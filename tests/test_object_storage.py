@@ -27,23 +27,33 @@ TOKEN = "patience-test-session-token-8a31e5"
 KEY_ID = "AKIAPATIENCETEST0001"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def _bound_socket() -> socket.socket:
+    """A socket bound to a free port of 127.0.0.1, held: no other process (a Ray node of another test worker,
+    say) can take its port between the moment it is chosen and the moment it is used."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    return s
 
 
-PORT = _free_port()
-os.environ.update({
-    "AWS_ENDPOINT_URL": f"http://127.0.0.1:{PORT}",
-    "AWS_ACCESS_KEY_ID": KEY_ID,
-    "AWS_SECRET_ACCESS_KEY": SECRET,
-    "AWS_SESSION_TOKEN": TOKEN,
-    "AWS_REGION": "us-east-1",
-    "AWS_EC2_METADATA_DISABLED": "true",
-    "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent/patience-test-credentials",
-    "AWS_CONFIG_FILE": "/nonexistent/patience-test-config",
-})
+# The S3 server's port is chosen when this module is imported (AWS_ENDPOINT_URL must be in the environment before
+# any Ray instance of this process starts, so that its workers inherit it) but served only when the first test
+# asks for it: the socket listens from now on, and the server takes it over (a port merely found free and bound
+# later could be taken in between).
+LISTENING = _bound_socket()
+LISTENING.listen(64)
+PORT = LISTENING.getsockname()[1]
+os.environ.update(
+    {
+        "AWS_ENDPOINT_URL": f"http://127.0.0.1:{PORT}",
+        "AWS_ACCESS_KEY_ID": KEY_ID,
+        "AWS_SECRET_ACCESS_KEY": SECRET,
+        "AWS_SESSION_TOKEN": TOKEN,
+        "AWS_REGION": "us-east-1",
+        "AWS_EC2_METADATA_DISABLED": "true",
+        "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent/patience-test-credentials",
+        "AWS_CONFIG_FILE": "/nonexistent/patience-test-config",
+    }
+)
 
 STUDY = """
 study: s3study
@@ -60,16 +70,23 @@ HARD = "hard%2Cx%3D1"
 
 @pytest.fixture(scope="session")
 def moto_server():
-    from moto.server import ThreadedMotoServer
+    import threading
+
+    import boto3
+    from moto.server import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
+    from werkzeug.serving import make_server
 
     logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no request log in the test output
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=PORT, verbose=False)
-    server.start()
-    import boto3
-
+    app = DomainDispatcherApplication(create_backend_app)
+    server = make_server(
+        "127.0.0.1", PORT, app, threaded=True, request_handler=MotoRequestHandler, fd=LISTENING.fileno()
+    )
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
     boto3.client("s3").list_buckets()  # answers before any test starts
     yield f"http://127.0.0.1:{PORT}"
-    server.stop()
+    server.shutdown()
+    thread.join()
 
 
 @pytest.fixture
@@ -118,10 +135,19 @@ def _same(local: str, remote: str, local_dir, uri: str) -> None:
     assert remote.replace(uri, "RUN") == local.replace(str(local_dir), "RUN")
 
 
-READERS = [["report"], ["report", "--format", "json"], ["report", "--format", "markdown"],
-           ["query", "SELECT variant, count(*) AS n, sum(CAST(won AS INT)) AS w FROM deals GROUP BY variant "
-                     "ORDER BY variant", "--format", "csv"],
-           ["compare"], ["verify"]]
+READERS = [
+    ["report"],
+    ["report", "--format", "json"],
+    ["report", "--format", "markdown"],
+    [
+        "query",
+        "SELECT variant, count(*) AS n, sum(CAST(won AS INT)) AS w FROM deals GROUP BY variant ORDER BY variant",
+        "--format",
+        "csv",
+    ],
+    ["compare"],
+    ["verify"],
+]
 
 
 def test_run_resume_and_every_reader_on_s3_match_a_local_run(fake, s3, bucket, tmp_path, capsys):
@@ -193,8 +219,8 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(fake, s3, bucket, tmp_p
         for var in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"):
             m.delenv(var)
         refused(f"s3://{bucket}/runs/nocreds", "no AWS credentials found")
-    with monkeypatch.context() as m:
-        m.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{_free_port()}")  # nothing listens there
+    with monkeypatch.context() as m, _bound_socket() as closed:  # bound, held, never listening: refused
+        m.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{closed.getsockname()[1]}")
         refused(f"s3://{bucket}/runs/unreachable", "cannot reach http://127.0.0.1:")
     assert keys(s3, bucket) == {}  # not one object, not even a lock
     assert {b["Name"] for b in s3.list_buckets()["Buckets"]} == before  # and no bucket made
@@ -203,8 +229,7 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(fake, s3, bucket, tmp_p
     no_secret(*errors, err)
 
 
-def test_a_lock_on_object_storage_refuses_a_live_holder_and_takes_over_a_dead_one(fake, s3, bucket, tmp_path,
-                                                                                  capsys):
+def test_a_lock_on_object_storage_refuses_a_live_holder_and_takes_over_a_dead_one(fake, s3, bucket, tmp_path, capsys):
     import subprocess
     import sys
 
@@ -251,8 +276,14 @@ def ray_session():
     if ray.is_initialized():  # another module's session instance (tests/test_pipeline_ray.py)
         yield ray
         return
-    ray.init(address="local", num_cpus=2, include_dashboard=False, _node_ip_address="127.0.0.1",
-             logging_level=logging.WARNING, log_to_driver=False)
+    ray.init(
+        address="local",
+        num_cpus=2,
+        include_dashboard=False,
+        _node_ip_address="127.0.0.1",
+        logging_level=logging.WARNING,
+        log_to_driver=False,
+    )
     yield ray
     ray.shutdown()
 

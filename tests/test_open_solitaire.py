@@ -18,9 +18,9 @@ import random
 from collections.abc import Callable
 
 import numpy as np
+import open_solver as osol
 import pytest
 
-import open_solver as osol
 from engine.cards import DECK_52, parse_card, parse_cards
 from engine.deals import microsoft_deal, seeded_deal, seeded_deals
 from engine.outcomes import OUTCOMES, UNKNOWN, UNSOLVABLE, WON
@@ -89,7 +89,9 @@ def test_penguin_layout_follows_the_beak():
 
 
 def test_microsoft_deal_one_goes_to_eight_columns():
-    layout = ref.deal_layout(list(microsoft_deal(1)), ref.Rules("eight_columns", "alternate", 4, False, "limited", "any"))
+    layout = ref.deal_layout(
+        list(microsoft_deal(1)), ref.Rules("eight_columns", "alternate", 4, False, "limited", "any")
+    )
     assert [ref.rank(c) for c in layout.columns[0]][:2] == [10, 12]  # JD KD ...
     assert [len(c) for c in layout.columns] == [7, 7, 7, 7, 6, 6, 6, 6]
     assert layout.columns[0][0] == parse_card("JD") and layout.columns[7][0] == parse_card("5H")
@@ -99,22 +101,34 @@ def test_microsoft_deal_one_goes_to_eight_columns():
 
 # Simple, solvable by hand: each suit's 13 cards in two columns, built down from the bottom, so every
 # card plays straight to its foundation (A..6 from columns 5-8, then 7..K from columns 1-4).
-SORTED_EIGHT = _deal_from_columns([
-    ["KC", "QC", "JC", "TC", "9C", "8C", "7C"], ["KD", "QD", "JD", "TD", "9D", "8D", "7D"],
-    ["KH", "QH", "JH", "TH", "9H", "8H", "7H"], ["KS", "QS", "JS", "TS", "9S", "8S", "7S"],
-    ["6C", "5C", "4C", "3C", "2C", "AC"], ["6D", "5D", "4D", "3D", "2D", "AD"],
-    ["6H", "5H", "4H", "3H", "2H", "AH"], ["6S", "5S", "4S", "3S", "2S", "AS"],
-])
+SORTED_EIGHT = _deal_from_columns(
+    [
+        ["KC", "QC", "JC", "TC", "9C", "8C", "7C"],
+        ["KD", "QD", "JD", "TD", "9D", "8D", "7D"],
+        ["KH", "QH", "JH", "TH", "9H", "8H", "7H"],
+        ["KS", "QS", "JS", "TS", "9S", "8S", "7S"],
+        ["6C", "5C", "4C", "3C", "2C", "AC"],
+        ["6D", "5D", "4D", "3D", "2D", "AD"],
+        ["6H", "5H", "4H", "3H", "2H", "AH"],
+        ["6S", "5S", "4S", "3S", "2S", "AS"],
+    ]
+)
 
 # Simple Penguin, solvable by hand (beak AC): 2D-5D, 6D-QD, 2H-3H, 4H-TH, JH-KH, 2S-8S, 9S-KS play up
 # in that order as columns 4, 3, 6, 5, 4, 7, 6 uncover them; then 2C..7C go to six cells, the beak
 # goes up, and the clubs and KD follow.
-SIMPLE_PENGUIN = _penguin_deal([
-    ["AC", "7C", "6C", "5C", "4C", "3C", "2C"], ["KD", "KC", "QC", "JC", "TC", "9C", "8C"],
-    ["QD", "JD", "TD", "9D", "8D", "7D", "6D"], ["KH", "QH", "JH", "5D", "4D", "3D", "2D"],
-    ["TH", "9H", "8H", "7H", "6H", "5H", "4H"], ["KS", "QS", "JS", "TS", "9S", "3H", "2H"],
-    ["8S", "7S", "6S", "5S", "4S", "3S", "2S"],
-], ["AD", "AH", "AS"])
+SIMPLE_PENGUIN = _penguin_deal(
+    [
+        ["AC", "7C", "6C", "5C", "4C", "3C", "2C"],
+        ["KD", "KC", "QC", "JC", "TC", "9C", "8C"],
+        ["QD", "JD", "TD", "9D", "8D", "7D", "6D"],
+        ["KH", "QH", "JH", "5D", "4D", "3D", "2D"],
+        ["TH", "9H", "8H", "7H", "6H", "5H", "4H"],
+        ["KS", "QS", "JS", "TS", "9S", "3H", "2H"],
+        ["8S", "7S", "6S", "5S", "4S", "3S", "2S"],
+    ],
+    ["AD", "AH", "AS"],
+)
 
 # No move at all, checked by hand, with no cells and (for Penguin) empty columns taking nothing.
 # Eight columns: the tops 2C 4C 6C 8C TC QC 3S 5S are all black (no FreeCell build), no two are
@@ -280,9 +294,15 @@ def _random_position(rng: random.Random):
         columns[rng.randrange(ncols_used)].append(c)
     rrules = ref.Rules("penguin" if penguin else "eight_columns", build, cells, wrap, seq, empty)
     empty_code = {"any": osol.EMPTY_ANY, "none": osol.EMPTY_NONE}.get(empty, osol.EMPTY_TOP_RANK)
-    srules = osol.SolverRules(osol.LAYOUT_PENGUIN if penguin else osol.LAYOUT_EIGHT,
-                              osol.BUILD_SUIT if build == "suit" else osol.BUILD_ALTERNATE,
-                              cells, wrap, seq == "unlimited", empty_code, 1_000_000)
+    srules = osol.SolverRules(
+        osol.LAYOUT_PENGUIN if penguin else osol.LAYOUT_EIGHT,
+        osol.BUILD_SUIT if build == "suit" else osol.BUILD_ALTERNATE,
+        cells,
+        wrap,
+        seq == "unlimited",
+        empty_code,
+        1_000_000,
+    )
     layout = ref.Layout(columns, cell_cards + [None] * (cells - ncell_cards), fnd, base)
     return layout, rrules, srules
 
@@ -339,7 +359,9 @@ def test_canonical_form_ignores_column_and_cell_order():
     back = np.zeros(osol.STATE_SIZE, np.uint8)
     osol.decode_position(ea.view(np.uint64), params, back)
     c, cells, _ = osol.position_columns(back, srules)
-    assert sorted(map(tuple, c)) == sorted(map(tuple, cols)) and sorted(cells) == sorted([parse_card("AS"), parse_card("KD")])
+    assert sorted(map(tuple, c)) == sorted(map(tuple, cols)) and sorted(cells) == sorted(
+        [parse_card("AS"), parse_card("KD")]
+    )
 
 
 # --- FreeCell's Microsoft deals --------------------------------------------------------------------
@@ -363,7 +385,9 @@ def test_play_batch_columns_and_agreement_with_play_one(game):
     rules = g.rules(overrides={"cells": 2} if game != "penguin" else {"cells": 3})
     decks = seeded_deals(DECK_52, 99, 0, 12)
     out = g.play_batch(decks, rules)
-    assert {k: str(v.dtype) for k, v in out.items()} == {k: "object" if v == "string" else v for k, v in g.columns().items()}
+    assert {k: str(v.dtype) for k, v in out.items()} == {
+        k: "object" if v == "string" else v for k, v in g.columns().items()
+    }
     assert (out["rounds"] == 0).all()
     for i in range(len(decks)):
         row = g.play_one(decks[i], rules, False).row
@@ -441,9 +465,13 @@ def _moves_of(text: str, deal, rrules) -> list:
 
 # Rule sets that exercise every kind of token: cells, runs into empty columns (v counts), no cells.
 NOTATION_CASES = [
-    ("penguin", {}), ("penguin", {"sequence_move": "limited", "empty_column": "any"}), ("penguin", {"cells": 8}),
-    ("bakers_game", {}), ("bakers_game", {"cells": 6, "sequence_move": "unlimited"}),
-    ("freecell", {}), ("freecell", {"cells": 2, "empty_column": "kings"}),
+    ("penguin", {}),
+    ("penguin", {"sequence_move": "limited", "empty_column": "any"}),
+    ("penguin", {"cells": 8}),
+    ("bakers_game", {}),
+    ("bakers_game", {"cells": 6, "sequence_move": "unlimited"}),
+    ("freecell", {}),
+    ("freecell", {"cells": 2, "empty_column": "kings"}),
 ]
 
 
@@ -455,7 +483,7 @@ def test_solution_text_round_trips_and_is_accepted(game, overrides):
     out = g.play_batch(decks, rules)
     seen = set()
     wins = 0
-    for deal, code, text, moves_count in zip(decks, out["outcome"], out["solution"], out["moves"]):
+    for deal, code, text, moves_count in zip(decks, out["outcome"], out["solution"], out["moves"], strict=True):
         if code != WON:
             assert text == ""
             continue
@@ -467,8 +495,9 @@ def test_solution_text_round_trips_and_is_accepted(game, overrides):
         assert ref.format_solution(list(deal), rrules, moves) == text
         assert g.check_solution(deal, rules, text) is None
         for t in tokens:
-            seen.add("v" if "v" in t else "h" if t.endswith("h") else "cell" if any(ch.isalpha() for ch in t)
-                     else "columns")
+            seen.add(
+                "v" if "v" in t else "h" if t.endswith("h") else "cell" if any(ch.isalpha() for ch in t) else "columns"
+            )
     assert wins >= 10
     assert {"h", "columns"} <= seen
     if rules.cells:
@@ -482,7 +511,7 @@ def test_notation_writes_run_counts_into_empty_columns_only():
         g, rules, rrules = _rules_pair(game, **overrides)
         decks = seeded_deals(DECK_52, 32, 1, 12)  # from deal 1: deal 0 costs 2 cells and kings-only 10 s
         out = g.play_batch(decks, rules)
-        for deal, text in zip(decks, out["solution"]):
+        for deal, text in zip(decks, out["solution"], strict=True):
             layout = ref.deal_layout(list(deal), rrules)
             for token in text.split():
                 move = ref.parse_move(token, layout, rrules)
@@ -525,7 +554,7 @@ def test_check_solution_refuses_corrupted_text_with_a_reason(game):
     for j in range(len(tokens) - 1):
         if tokens[j] == tokens[j + 1]:
             continue
-        swapped = tokens[:j] + [tokens[j + 1], tokens[j]] + tokens[j + 2:]
+        swapped = tokens[:j] + [tokens[j + 1], tokens[j]] + tokens[j + 2 :]
         why = g.check_solution(deal, rules, " ".join(swapped))
         if why is not None:
             assert int(why.split()[1]) >= j + 1, (j, why)
@@ -538,9 +567,17 @@ def test_check_solution_refuses_corrupted_text_with_a_reason(game):
     assert "only" in g.check_solution(deal, rules, "")
     ncols = 7 if game == "penguin" else 8
     bad = {
-        "zz": "is not a source", "3x": "is not a destination", "hh": "is not a source", "3hv2": "count",
-        "a": "is not a move", "ab": "cell 1 holds no card", "3H": "is not a move", f"{ncols + 1}h": f"no column {ncols + 1}", "0h": "is not a move",
-        "3h;1a": "is not a move", "54v0": "moves no card",
+        "zz": "is not a source",
+        "3x": "is not a destination",
+        "hh": "is not a source",
+        "3hv2": "count",
+        "a": "is not a move",
+        "ab": "cell 1 holds no card",
+        "3H": "is not a move",
+        f"{ncols + 1}h": f"no column {ncols + 1}",
+        "0h": "is not a move",
+        "3h;1a": "is not a move",
+        "54v0": "moves no card",
     }
     for text, expected in bad.items():
         why = g.check_solution(deal, rules, text + " " + " ".join(tokens))
@@ -548,7 +585,7 @@ def test_check_solution_refuses_corrupted_text_with_a_reason(game):
     # a token changed in the middle of the line is caught where it stops being legal
     mid = len(tokens) // 2
     wrong = tokens[:mid] + [tokens[mid] + "v7" if tokens[mid][1].isdigit() and tokens[mid][0].isdigit() else "1h"]
-    assert g.check_solution(deal, rules, " ".join(wrong + tokens[mid + 1:])) is not None
+    assert g.check_solution(deal, rules, " ".join(wrong + tokens[mid + 1 :])) is not None
     assert g.check_solution(deal, rules, None) is not None  # not text: a reason, not an exception
     assert g.check_solution(deal[:51], rules, " ".join(tokens)) is not None
 
@@ -641,8 +678,9 @@ def _alternate_position(rng: random.Random, cells: int, seq: str, empty: str, po
     rng.shuffle(columns)
     rrules = ref.Rules("in_turn", "alternate", cells, False, seq, empty, columns=ncols)
     empty_code = {"any": osol.EMPTY_ANY, "none": osol.EMPTY_NONE, "kings": osol.EMPTY_TOP_RANK}[empty]
-    srules = osol.SolverRules(osol.LAYOUT_EIGHT, osol.BUILD_ALTERNATE, cells, False, seq == "unlimited", empty_code,
-                              1_000_000, columns=ncols)
+    srules = osol.SolverRules(
+        osol.LAYOUT_EIGHT, osol.BUILD_ALTERNATE, cells, False, seq == "unlimited", empty_code, 1_000_000, columns=ncols
+    )
     layout = ref.Layout(columns, cell_cards + [None] * (cells - len(cell_cards)), fnd, 0)
     return layout, rrules, srules
 
@@ -678,8 +716,9 @@ def test_point_3c_fires_on_a_hand_made_position():
         assert osol.play_safe_moves(st2, rel, srules.params(), np.zeros(0, dtype=np.int64), 0) == 0, behind
 
 
-def _alternate_cross_check(rng: random.Random, cells: int, per_rule: int, point3: bool,
-                           beyond: Callable[[ref.Layout], int]) -> tuple[dict, dict]:
+def _alternate_cross_check(
+    rng: random.Random, cells: int, per_rule: int, point3: bool, beyond: Callable[[ref.Layout], int]
+) -> tuple[dict, dict]:
     """``per_rule`` positions of :func:`_alternate_position` per sequence and empty-column rule, each solved and
     checked against the plain exhaustive search (wins replayed): the counts of won and lost verdicts, and of
     the positions whose closure sends up more cards than ``beyond(layout)`` (the rule under test fired)."""
@@ -755,8 +794,9 @@ def test_point_3c_conditions_are_tight(cols, fnd):
     after = layout.copy()
     ref.apply_move(after, ref.Move("column", 1, 1, "foundation"))
     assert ref.exhaustive_verdict(after, rrules) is False
-    srules = osol.SolverRules(osol.LAYOUT_EIGHT, osol.BUILD_ALTERNATE, 0, False, True, osol.EMPTY_NONE, 10_000,
-                              columns=4)
+    srules = osol.SolverRules(
+        osol.LAYOUT_EIGHT, osol.BUILD_ALTERNATE, 0, False, True, osol.EMPTY_NONE, 10_000, columns=4
+    )
     assert _closure_count(layout, srules) == 0
     st, rel = osol.make_position(layout.columns, [], fnd, 0)
     sol = osol.solve_state(st, rel, srules)
@@ -794,13 +834,15 @@ def test_point_3c_agrees_with_a_plain_exhaustive_search_in_king_albert(move_unit
             if made is None:
                 continue
             layout, _, _ = made
-            rules = ka.KingAlbertRules(layout="king_albert", move_unit=move_unit, worrying_back=False,
-                                       empty_column=empty, max_nodes=1_000_000)
+            rules = ka.KingAlbertRules(
+                layout="king_albert", move_unit=move_unit, worrying_back=False, empty_column=empty, max_nodes=1_000_000
+            )
             rrules = ka.reference_rules(rules)
             columns = [list(c) for c in layout.columns] + [[] for _ in range(9 - len(layout.columns))]
             reserve = [c for c in layout.cells if c is not None]
-            klayout = kref.Layout(columns, reserve + [None] * (kref.RESERVE_SIZE["king_albert"] - len(reserve)),
-                                  list(layout.foundations))
+            klayout = kref.Layout(
+                columns, reserve + [None] * (kref.RESERVE_SIZE["king_albert"] - len(reserve)), list(layout.foundations)
+            )
             truth = kref.exhaustive_verdict(klayout, rrules, 4_000)
             if truth is None:
                 continue
@@ -814,7 +856,8 @@ def test_point_3c_agrees_with_a_plain_exhaustive_search_in_king_albert(move_unit
             verdicts[truth] += 1
             srules = ka.solver_rules(rules)
             if _closure_count(ref.Layout(columns, reserve, layout.foundations, 0), srules) > _old_rule_closure_count(
-                    ref.Layout(columns, reserve, layout.foundations, 0)):
+                ref.Layout(columns, reserve, layout.foundations, 0)
+            ):
                 fired[truth] += 1
     assert verdicts[True] >= 15 and verdicts[False] >= 5, verdicts
     assert fired[True] >= 10 and fired[False] >= 3, fired

@@ -14,9 +14,9 @@ import subprocess
 import sys
 
 import numpy as np
+import open_solver as osol
 import pytest
 
-import open_solver as osol
 from engine.cards import DECK_52
 from engine.deals import seeded_deals
 from engine.outcomes import UNKNOWN, UNSOLVABLE, WON
@@ -122,8 +122,11 @@ def _moves_trying_each_column(st: np.ndarray, rel: np.ndarray, params: np.ndarra
         for p in range(n - 1, o.run_start(st, i, rel, params) - 1, -1):
             head = int(st[i * o.WIDTH + p])
             if n - p <= cap_full:
-                moves += [i | (p << o.POS_SHIFT) | (k << o.DST_SHIFT) for k in range(ncols)
-                          if k != i and st[o.O_LEN + k] > 0 and o.accepts(head, top(k), rel, params)]
+                moves += [
+                    i | (p << o.POS_SHIFT) | (k << o.DST_SHIFT)
+                    for k in range(ncols)
+                    if k != i and st[o.O_LEN + k] > 0 and o.accepts(head, top(k), rel, params)
+                ]
             if first_empty >= 0 and p > 0 and n - p <= cap_empty and o.empty_takes(head, rel, params):
                 moves.append(i | (p << o.POS_SHIFT) | (first_empty << o.DST_SHIFT))
         if free > 0:
@@ -134,19 +137,23 @@ def _moves_trying_each_column(st: np.ndarray, rel: np.ndarray, params: np.ndarra
             continue
         if o.is_ready(c, st, rel):
             moves.append((o.SRC_CELL + j) | (o.DST_FND << o.DST_SHIFT))
-        moves += [(o.SRC_CELL + j) | (k << o.DST_SHIFT) for k in range(ncols)
-                  if st[o.O_LEN + k] > 0 and o.accepts(c, top(k), rel, params)]
+        moves += [
+            (o.SRC_CELL + j) | (k << o.DST_SHIFT)
+            for k in range(ncols)
+            if st[o.O_LEN + k] > 0 and o.accepts(c, top(k), rel, params)
+        ]
         if first_empty >= 0 and o.empty_takes(c, rel, params):
             moves.append((o.SRC_CELL + j) | (first_empty << o.DST_SHIFT))
     if params[o.P_WORRY]:
         mv = np.zeros(2048, np.int64)
-        mv[:len(moves)] = moves
-        moves = list(mv[:o.gen_worry_moves(st, rel, params, mv, len(moves))])
+        mv[: len(moves)] = moves
+        moves = list(mv[: o.gen_worry_moves(st, rel, params, mv, len(moves))])
     return [int(m) for m in moves]
 
 
-@pytest.mark.parametrize("game,over", GAMES + (("freecell", {"columns": 6, "sequence_move": "unlimited"}),
-                                              ("penguin", {"wrap": False})))
+@pytest.mark.parametrize(
+    "game,over", GAMES + (("freecell", {"columns": 6, "sequence_move": "unlimited"}), ("penguin", {"wrap": False}))
+)
 def test_moves_are_those_of_trying_each_column(game, over):
     """_gen_moves finds the columns a card may go onto from all the columns' top cards at once; on random walks'
     positions it makes the very moves, in the very order, of trying each column in turn, with the solver's
@@ -176,14 +183,20 @@ def test_moves_onto_cards_with_wrap_and_past_a_whole_suit():
     def cards(text: str) -> list[int]:
         return [int(c) for c in parse_cards(text)]
 
-    columns = [cards("2D 5H"), cards("3D 4H"), cards("4S 3S 2S AS KS QS JS TS 9S 8S 7S 6S 5S"), cards("9D 4C"),
-               cards("5C"), []]
+    columns = [
+        cards("2D 5H"),
+        cards("3D 4H"),
+        cards("4S 3S 2S AS KS QS JS TS 9S 8S 7S 6S 5S"),
+        cards("9D 4C"),
+        cards("5C"),
+        [],
+    ]
     found = 0
     for unlimited in (True, False):
         srules = osol.SolverRules(osol.LAYOUT_PENGUIN, osol.BUILD_SUIT, 7, True, unlimited, osol.EMPTY_ANY, 1000)
         st, rel = osol.make_position(columns, cards("KC"), [0, 0, 0, 0], 4)
         padded = np.zeros(osol.STATE_WORDS * 8, np.uint8)
-        padded[:osol.STATE_SIZE] = st
+        padded[: osol.STATE_SIZE] = st
         for params in (srules.params(), osol.sweep_params(srules)):
             mv = np.zeros(2048, np.int64)
             nm = osol.gen_moves(padded, rel, params, mv)
@@ -239,8 +252,9 @@ def test_the_longest_records_fit():
     """The most symbols a position can need: 8 cells full and the other 44 cards in 10 columns (52 cards + the
     cells' marker + 10 column ends = 63 of the 64 symbols), every card in every slot of a column, and one
     52-card column; and random positions of 10 columns and 8 cells with random foundations."""
-    srules = osol.SolverRules(osol.LAYOUT_IN_TURN, osol.BUILD_ALTERNATE, 8, False, False, osol.EMPTY_ANY, 100,
-                              columns=10)
+    srules = osol.SolverRules(
+        osol.LAYOUT_IN_TURN, osol.BUILD_ALTERNATE, 8, False, False, osol.EMPTY_ANY, 100, columns=10
+    )
     rng = np.random.default_rng(5)
     seen: dict[bytes, tuple] = {}
     for _ in range(300):
@@ -259,7 +273,7 @@ def test_the_longest_records_fit():
         k = int(rng.integers(0, min(8, len(left)) + 1))
         cells = left[:k]
         owner = rng.integers(0, 10, len(left) - k)
-        cols = [[c for c, o in zip(left[k:], owner) if o == i] for i in range(10)]
+        cols = [[c for c, o in zip(left[k:], owner, strict=True) if o == i] for i in range(10)]
         st, _ = osol.make_position(cols, cells, fnd, 0)
         enc = _round_trip(st, srules)
         assert seen.setdefault(enc, _canonical(st, srules)) == _canonical(st, srules)
@@ -268,7 +282,7 @@ def test_the_longest_records_fit():
 def _frame(root: np.ndarray, rel: np.ndarray, srules: osol.SolverRules) -> tuple[np.ndarray, np.ndarray]:
     """The sweep's root (closed under safe moves) and its records' frame."""
     ref = np.zeros(osol.STATE_WORDS * 8, np.uint8)
-    ref[:osol.STATE_SIZE] = root[:osol.STATE_SIZE]
+    ref[: osol.STATE_SIZE] = root[: osol.STATE_SIZE]
     osol.play_safe_moves(ref, rel, srules.params(), np.zeros(0, np.int64), 0)
     frame = np.zeros(osol.FRAME_SIZE, np.int64)
     assert osol.sweep_frame(ref, rel, srules.params(), frame) <= 2
@@ -286,8 +300,8 @@ def _sweep_round_trip(st: np.ndarray, ref: np.ndarray, frame: np.ndarray, srules
     assert _canonical(back, srules) == _canonical(st, srules)
     again = np.zeros(osol.REC_BYTES, np.uint8)
     osol.encode_frame(back, ref, frame, params, again.view(np.uint64), np.zeros(osol.ORDER_SCRATCH, np.int64))
-    assert bytes(again[:8 * words]) == bytes(enc[:8 * words])
-    return bytes(enc[:8 * words])
+    assert bytes(again[: 8 * words]) == bytes(enc[: 8 * words])
+    return bytes(enc[: 8 * words])
 
 
 @pytest.mark.parametrize("game,over", GAMES + (("freecell", {"columns": 6}), ("freecell", {"cells": 1})))
@@ -316,8 +330,8 @@ def test_the_sweeps_record_round_trips_and_tells_positions_apart(game, over):
             shuffled = st.copy()
             for i, k in enumerate(order):
                 shuffled[osol.O_LEN + i] = len(cols[k])
-                shuffled[i * osol.WIDTH:i * osol.WIDTH + len(cols[k])] = cols[k]
-            shuffled[osol.O_CELL:osol.O_CELL + srules.cells] = cells
+                shuffled[i * osol.WIDTH : i * osol.WIDTH + len(cols[k])] = cols[k]
+            shuffled[osol.O_CELL : osol.O_CELL + srules.cells] = cells
             assert _sweep_round_trip(shuffled, ref, frame, srules) == enc
         seen.clear()  # records of different roots are not comparable: one deal at a time
 
@@ -327,8 +341,9 @@ def test_the_sweeps_longest_records_fit(ncols, ncells):
     """The sweep's record is as wide as its worst position needs: positions of the deal's cards cut into runs (the
     four alternating chains from the Kings), every column new or grown from the root's, the cells full, round-trip
     relative to a seeded deal's opening."""
-    srules = osol.SolverRules(osol.LAYOUT_IN_TURN, osol.BUILD_ALTERNATE, ncells, False, False, osol.EMPTY_ANY, 100,
-                              columns=ncols)
+    srules = osol.SolverRules(
+        osol.LAYOUT_IN_TURN, osol.BUILD_ALTERNATE, ncells, False, False, osol.EMPTY_ANY, 100, columns=ncols
+    )
     root, rel = osol.deal_position(seeded_deals(DECK_52, 99, 3, 1)[0], srules)
     ref, frame = _frame(root, rel, srules)
     suits = ((0, 1, 3, 2), (3, 2, 0, 1), (1, 0, 2, 3), (2, 3, 1, 0))  # spades hearts clubs diamonds, alternating
@@ -340,17 +355,17 @@ def test_the_sweeps_longest_records_fit(ncols, ncells):
         runs = []
         for chain in chains:  # each chain cut into runs at random
             cut = [0] + sorted(int(x) for x in rng.choice(np.arange(1, 13), int(rng.integers(1, 5)), replace=False))
-            runs += [chain[a:b] for a, b in zip(cut, cut[1:] + [13])]
+            runs += [chain[a:b] for a, b in zip(cut, cut[1:] + [13], strict=True)]
         rng.shuffle(runs)
         cols = runs[:ncols]
         left = [c for r in runs[ncols:] for c in r]
         cells = [int(c) for c in rng.permutation(left)[:ncells]]
         st = np.zeros(osol.STATE_WORDS * 8, np.uint8)
-        st[osol.O_CELL:osol.O_CELL + osol.MAXCELLS] = osol.NOCARD
+        st[osol.O_CELL : osol.O_CELL + osol.MAXCELLS] = osol.NOCARD
         for i, c in enumerate(cols):
             st[osol.O_LEN + i] = len(c)
-            st[i * osol.WIDTH:i * osol.WIDTH + len(c)] = c
-        st[osol.O_CELL:osol.O_CELL + len(cells)] = cells
+            st[i * osol.WIDTH : i * osol.WIDTH + len(c)] = c
+        st[osol.O_CELL : osol.O_CELL + len(cells)] = cells
         for c in set(left) - set(cells):  # the rest count as up (a foundation's height is 13 less its cards present)
             st[osol.O_FND + c // 13] += 1
         enc = _sweep_round_trip(st, ref, frame, srules)
@@ -359,7 +374,9 @@ def test_the_sweeps_longest_records_fit(ncols, ncells):
 
 
 def _same(a: osol.Solution, b: osol.Solution) -> bool:
-    return (a.outcome, a.nodes, a.best_foundation) == (b.outcome, b.nodes, b.best_foundation) and np.array_equal(a.codes, b.codes)
+    return (a.outcome, a.nodes, a.best_foundation) == (b.outcome, b.nodes, b.best_foundation) and np.array_equal(
+        a.codes, b.codes
+    )
 
 
 def test_a_reused_workspace_answers_as_fresh_ones_and_as_growing_arrays(monkeypatch):
@@ -375,7 +392,7 @@ def test_a_reused_workspace_answers_as_fresh_ones_and_as_growing_arrays(monkeypa
     ws = osol.Workspace()
     reused = [osol.solve_deal(d, r, ws) for d, r in runs]
     assert ws.recs.shape[0] == 40_000  # reserved at the larger budget, and kept for the small deals after it
-    assert all(_same(a, b) for a, b in zip(fresh, reused))
+    assert all(_same(a, b) for a, b in zip(fresh, reused, strict=True))
     outcomes = {s.outcome for s in fresh}
     assert WON in outcomes and (UNKNOWN in outcomes or UNSOLVABLE in outcomes)
     assert max(s.nodes for s in fresh) > 10_000 and min(s.nodes for s in fresh) < 2_000
@@ -385,8 +402,7 @@ def test_a_reused_workspace_answers_as_fresh_ones_and_as_growing_arrays(monkeypa
     ws = osol.Workspace(16)
     grown = [osol.solve_deal(d, r, ws) for d, r in runs]
     assert ws.recs.shape[0] > 16 and ws.lay.shape[0] > 1  # the arrays really grew, the sweep's too
-    assert all(_same(a, b) for a, b in zip(fresh, grown))
-
+    assert all(_same(a, b) for a, b in zip(fresh, grown, strict=True))
 
 
 def test_the_second_order_grows_its_heap_as_the_budget_arrays_would(monkeypatch):
@@ -402,7 +418,8 @@ def test_the_second_order_grows_its_heap_as_the_budget_arrays_would(monkeypatch)
     ws = osol.Workspace(16)
     grown = [osol.solve_deal(d, rules, ws) for d in decks]
     assert ws.heap2.shape[0] > 16 and max(s.nodes for s in reserved) > 10_000
-    assert all(_same(a, b) for a, b in zip(reserved, grown))
+    assert all(_same(a, b) for a, b in zip(reserved, grown, strict=True))
+
 
 def test_reserving_the_budget_touches_no_memory():
     """numpy.empty maps the budget's arrays without writing them: reserving 4x10^7 positions (about 2.7 GiB of

@@ -10,15 +10,15 @@ from __future__ import annotations
 import random
 
 import numpy as np
+import open_solver as osol
 import pytest
 
-import open_solver as osol
 from engine.cards import DECK_52
 from engine.deals import microsoft_deal, seeded_deals
-from engine.search.leaf import leaf_kernel
 from engine.outcomes import UNKNOWN, UNSOLVABLE, WON
 from engine.registry import get_game
 from engine.rules import RuleError
+from engine.search.leaf import leaf_kernel
 
 GAMES = ("penguin", "bakers_game", "freecell")
 
@@ -32,8 +32,16 @@ def test_leaf_kernels_run_without_the_runtime():
     refuses to compile one that does), and the solver's hot kernels are leaves."""
     with pytest.raises(Exception, match="nopython"):
         leaf_kernel(_makes_an_array)(3)
-    hot = (osol.play_safe_moves, osol.gen_moves, osol.decode_position, osol.decode_frame, osol.prepare_children, osol.store_children,
-           osol.depth_first_run, osol.sweep_store)
+    hot = (
+        osol.play_safe_moves,
+        osol.gen_moves,
+        osol.decode_position,
+        osol.decode_frame,
+        osol.prepare_children,
+        osol.store_children,
+        osol.depth_first_run,
+        osol.sweep_store,
+    )
     assert all(f.targetoptions.get("_nrt") is False for f in hot)
 
 
@@ -45,7 +53,9 @@ def _srules(game: str, **over) -> osol.SolverRules:
 
 
 def _same(a: osol.Solution, b: osol.Solution) -> bool:
-    return (a.outcome, a.nodes, a.best_foundation) == (b.outcome, b.nodes, b.best_foundation) and np.array_equal(a.codes, b.codes)
+    return (a.outcome, a.nodes, a.best_foundation) == (b.outcome, b.nodes, b.best_foundation) and np.array_equal(
+        a.codes, b.codes
+    )
 
 
 @pytest.mark.parametrize("game,cells", [("penguin", 7), ("bakers_game", 3), ("freecell", 2)])
@@ -59,7 +69,7 @@ def test_slices_change_nothing(game, cells, monkeypatch):
     whole = [osol.solve_deal(d, plain, ws) for d in decks]
     monkeypatch.setattr(osol.solver, "SLICE_NODES", 10)
     parts = [osol.solve_deal(d, sliced, ws) for d in decks]
-    assert all(_same(a, b) for a, b in zip(whole, parts))
+    assert all(_same(a, b) for a, b in zip(whole, parts, strict=True))
     assert max(s.nodes for s in whole) > 100  # several slices were really taken
     assert {s.outcome for s in whole} <= {WON, UNSOLVABLE}
 
@@ -69,7 +79,10 @@ def test_unsolvable_verdict_survives_slicing(monkeypatch):
     rules = _srules("freecell", cells=1, max_seconds=3600)
     monkeypatch.setattr(osol.solver, "SLICE_NODES", 7)
     sol = osol.solve_deal(microsoft_deal(1), rules)
-    assert sol.outcome == UNSOLVABLE and sol.nodes == osol.solve_deal(microsoft_deal(1), _srules("freecell", cells=1)).nodes
+    assert (
+        sol.outcome == UNSOLVABLE
+        and sol.nodes == osol.solve_deal(microsoft_deal(1), _srules("freecell", cells=1)).nodes
+    )
 
 
 def test_max_seconds_answers_unknown(monkeypatch):
@@ -94,7 +107,7 @@ def test_table_generations_wrap_around():
     ws.gen = osol.GEN_MAX - 2
     again = [osol.solve_deal(d, rules, ws) for d in decks]
     assert ws.gen < 4
-    assert all(_same(a, b) for a, b in zip(fresh, again))
+    assert all(_same(a, b) for a, b in zip(fresh, again, strict=True))
 
 
 @pytest.mark.parametrize("game", GAMES + ("eight_off", "seahaven_towers", "king_albert"))
@@ -185,7 +198,11 @@ def test_the_retry_decides_a_deal_the_guide_left_unknown(monkeypatch):
     deal = seeded_deals(DECK_52, 99, 128, 1)[0]
     rules = dataclasses.replace(_srules("freecell", cells=2), max_nodes=20_000)
     monkeypatch.setattr(osol.solver, "STREAM_AT", 0)  # the streamlined search, probe and search, left out
-    monkeypatch.setattr(osol.solver, "DEFAULT_SCHEDULE", (osol.Step("guide", single_cards=False), osol.Step("depth_first", single_cards=True),))
+    monkeypatch.setattr(
+        osol.solver,
+        "DEFAULT_SCHEDULE",
+        (osol.Step("guide", single_cards=False), osol.Step("depth_first", single_cards=True)),
+    )
     both = osol.solve_deal(deal, rules)
     default = osol.solver.DEFAULT_SCHEDULE
     monkeypatch.setattr(osol.solver, "DEFAULT_SCHEDULE", (osol.Step("guide", single_cards=False),))
@@ -198,10 +215,10 @@ def test_the_retry_decides_a_deal_the_guide_left_unknown(monkeypatch):
 
 
 def test_the_long_guide_is_the_guide_with_more_room(monkeypatch):
-    """The long guide (module docstring, "The long guide") makes the search the guide would make with
-    the long guide's room (3) x max_nodes: FreeCell with 2 cells, seed 99, at 20,000 positions, with the second order from 2,000
-    on (so its atoms matter): deal 27 is won and deal 52 proved unsolvable by it, in the expansions of the guide
-    alone at 60,000, after the guide's own unknown; the win replays through the checker.  A long guide that
+    """The long guide (module docstring, "The long guide") makes the search the guide would make with the long
+    guide's room (3) x max_nodes: FreeCell with 2 cells, seed 99, at 20,000 positions, with the second order from
+    2,000 on (so its atoms matter): deal 27 is won and deal 52 proved unsolvable by it, in the expansions of the
+    guide alone at 60,000, after the guide's own unknown; the win replays through the checker.  A long guide that
     kept the first guide's atoms (not fresh) would search in another order."""
     import dataclasses
 
@@ -214,9 +231,15 @@ def test_the_long_guide_is_the_guide_with_more_room(monkeypatch):
         with monkeypatch.context() as m:
             m.setattr(osol.solver, "DEFAULT_SCHEDULE", (osol.Step("guide", single_cards=False),))
             short = osol.solve_deal(decks[index], rules)
-            roomy = osol.solve_deal(decks[index], dataclasses.replace(rules, max_nodes=int(20_000 * osol.SEARCHES["long_guide"].room)))
+            roomy = osol.solve_deal(
+                decks[index], dataclasses.replace(rules, max_nodes=int(20_000 * osol.SEARCHES["long_guide"].room))
+            )
         assert short.outcome == UNKNOWN and roomy.outcome == verdict, index
-        monkeypatch.setattr(osol.solver, "DEFAULT_SCHEDULE", (osol.Step("guide", single_cards=False), osol.Step("long_guide", single_cards=False),))
+        monkeypatch.setattr(
+            osol.solver,
+            "DEFAULT_SCHEDULE",
+            (osol.Step("guide", single_cards=False), osol.Step("long_guide", single_cards=False)),
+        )
         both = osol.solve_deal(decks[index], rules)
         assert (both.outcome, both.nodes) == (verdict, short.nodes + roomy.nodes), index
         if verdict == WON:
@@ -335,14 +358,18 @@ def _guide_alone(monkeypatch, deal, rules):
 
 
 def test_the_sweep_proves_a_deal_unsolvable_in_half_the_table(monkeypatch):
-    """FreeCell with 1 cell, seed 99 deal 16: unsolvable, 25,831 positions reachable (the guide, exhaustive,
-    expands them all).  With room for half of them the guide stops unknown, and so do the streamlined search and
-    the line search (room for twice as many: 25,830, one short; it stores all 25,831 when given room); the sweep, holding at most that many at once (SWEEP_LIVE 1 here), expands the same 25,831 and proves the deal
-    unsolvable."""
+    """FreeCell with 1 cell, seed 99 deal 16: unsolvable, 25,831 positions reachable (the guide, exhaustive, expands
+    them all).  With room for half of them the guide stops unknown, and so do the streamlined search and the line
+    search (room for twice as many: 25,830, one short; it stores all 25,831 when given room); the sweep, holding at
+    most that many at once (SWEEP_LIVE 1 here), expands the same 25,831 and proves the deal unsolvable."""
     import dataclasses
 
     monkeypatch.setattr(osol.sweep, "SWEEP_LIVE", 1)
-    monkeypatch.setattr(osol.solver, "DEFAULT_SCHEDULE", tuple(osol.Step(s.search, room=2) if s.search == "line" else s for s in osol.DEFAULT_SCHEDULE))
+    monkeypatch.setattr(
+        osol.solver,
+        "DEFAULT_SCHEDULE",
+        tuple(osol.Step(s.search, room=2) if s.search == "line" else s for s in osol.DEFAULT_SCHEDULE),
+    )
     deal = seeded_deals(DECK_52, 99, 16, 1)[0]
     full = _guide_alone(monkeypatch, deal, _srules("freecell", cells=1))
     assert full.outcome == UNSOLVABLE
@@ -374,11 +401,14 @@ def test_the_sweep_proves_a_deal_unsolvable_in_half_the_table(monkeypatch):
     assert whole_layers.outcome == UNKNOWN
 
 
-@pytest.mark.parametrize("game, over, deal_no, reachable", [
-    ("freecell", {"cells": 1}, 16, 25_831),
-    ("bakers_game", {}, 6, 6_703),
-    ("freecell", {"columns": 6, "sequence_move": "unlimited"}, 15, 11_635),  # runs move whole, and back
-])
+@pytest.mark.parametrize(
+    "game, over, deal_no, reachable",
+    [
+        ("freecell", {"cells": 1}, 16, 25_831),
+        ("bakers_game", {}, 6, 6_703),
+        ("freecell", {"columns": 6, "sequence_move": "unlimited"}, 15, 11_635),  # runs move whole, and back
+    ],
+)
 def test_the_sweep_freeing_levels_expands_each_position_once(monkeypatch, game, over, deal_no, reachable):
     """Where every move within a layer can be undone, the sweep frees each level of a layer once the next is
     expanded (docs/solvers.md, "The sweep"); the claim is that no freed position is met again, so it
@@ -502,15 +532,19 @@ def test_the_index_heap_pops_in_key_then_index_order():
 
 @pytest.mark.parametrize("single_cards", [False, True])
 def test_the_depth_first_kernel_without_streamliners_keeps_the_verdicts_of_the_plain_exhaustive_search(
-        monkeypatch, single_cards):
+    monkeypatch, single_cards
+):
     """The streamlined search's kernel (_dfs: one line at a time, a position stored when the line reaches it)
     with both streamliners off is an exhaustive search like the others: as the only search, the cross-check of
     every rule combination against the plain exhaustive search holds, wins replayed; its empty stack is then a
     verdict (unsolvable), not an unknown."""
     import test_open_solitaire as base
 
-    monkeypatch.setattr(osol.solver, "DEFAULT_SCHEDULE", (osol.Step("streamlined", room=1, single_cards=single_cards,
-                                                                       eager=False, suits=False),))
+    monkeypatch.setattr(
+        osol.solver,
+        "DEFAULT_SCHEDULE",
+        (osol.Step("streamlined", room=1, single_cards=single_cards, eager=False, suits=False),),
+    )
     base.test_solver_verdicts_match_a_plain_exhaustive_search_on_small_positions()
 
 
@@ -555,8 +589,9 @@ def test_a_schedule_sets_the_line_searchs_room():
         roomy = osol.solve_deal(deal, replace(rules, schedule=line(5)))
         assert (roomy.outcome, roomy.nodes) == (verdict, nodes)
         for room, outcome in ((2, UNKNOWN), (5, verdict)):
-            out = g.play_batch(deal[None, :], g.rules(overrides={"cells": 1, "max_nodes": max_nodes,
-                                                                 "schedule": f"line(room={room})"}))
+            out = g.play_batch(
+                deal[None, :], g.rules(overrides={"cells": 1, "max_nodes": max_nodes, "schedule": f"line(room={room})"})
+            )
             assert out["outcome"][0] == outcome
 
 
@@ -569,7 +604,7 @@ def test_the_memory_given_back_before_the_last_searches_changes_no_verdict():
     ws = osol.Workspace()
     shared = [osol.solve_deal(d, rules, ws) for d in decks]
     fresh = [osol.solve_deal(d, rules) for d in decks]
-    assert all(_same(a, b) for a, b in zip(shared, fresh))
+    assert all(_same(a, b) for a, b in zip(shared, fresh, strict=True))
     assert {s.outcome for s in shared} >= {UNKNOWN, UNSOLVABLE}
 
 
@@ -583,7 +618,7 @@ def test_the_line_search_in_slices_ends_as_one_run(monkeypatch):
     whole = [osol.solve_deal(d, plain, ws) for d in decks]
     monkeypatch.setattr(osol.solver, "SLICE_NODES", 7)
     parts = [osol.solve_deal(d, sliced, ws) for d in decks]
-    assert all(_same(a, b) for a, b in zip(whole, parts))
+    assert all(_same(a, b) for a, b in zip(whole, parts, strict=True))
     assert {s.outcome for s in whole} == {WON, UNSOLVABLE} and max(s.nodes for s in whole) > 1000
 
 
@@ -595,6 +630,7 @@ def test_the_streamlined_search_wins_only_won_positions_and_never_says_unsolvabl
     import random
 
     import test_open_solitaire as base
+
     from engine.reference import open_solitaire as ref
 
     monkeypatch.setattr(osol.solver, "DEFAULT_SCHEDULE", (osol.Step("streamlined", room=1, single_cards=True),))
@@ -608,8 +644,9 @@ def test_the_streamlined_search_wins_only_won_positions_and_never_says_unsolvabl
         truth = ref.exhaustive_verdict(layout, rrules, 5_000)
         if truth is None:
             continue
-        st, rel = osol.make_position(layout.columns, [c for c in layout.cells if c is not None],
-                                     layout.foundations, layout.base)
+        st, rel = osol.make_position(
+            layout.columns, [c for c in layout.cells if c is not None], layout.foundations, layout.base
+        )
         sol = osol.solve_state(st, rel, srules)
         assert sol.outcome in (WON, UNKNOWN), (layout, rrules)
         if sol.outcome == WON:
@@ -631,7 +668,7 @@ def test_colour_and_rank_keys_merge_positions_that_differ_by_suits_of_one_colour
     def key(a, b, by_colour):
         st, _ = osol.make_position(rest + [[pc("JC"), a], [pc("TS"), b]], [pc("2D")], [1, 0, 1, 0], 0)
         padded = np.zeros(osol.STATE_WORDS * 8, np.uint8)
-        padded[:osol.STATE_SIZE] = st
+        padded[: osol.STATE_SIZE] = st
         enc, red = np.zeros(osol.REC_BYTES, np.uint8), np.zeros(osol.STATE_WORDS * 8, np.uint8)
         if by_colour:
             osol.by_colour(padded, params, red)
@@ -653,11 +690,18 @@ def test_the_streamlined_search_wins_a_deal_every_other_search_leaves_unknown(mo
 
     deal = seeded_deals(DECK_52, 99, 2572, 1)[0]
     rules = dataclasses.replace(_srules("freecell", cells=2), max_nodes=20_000)
-    monkeypatch.setattr(osol.solver, "DEFAULT_SCHEDULE", tuple(osol.Step(s.search, room=1) if s.search == "streamlined" else s for s in osol.DEFAULT_SCHEDULE))
+    monkeypatch.setattr(
+        osol.solver,
+        "DEFAULT_SCHEDULE",
+        tuple(osol.Step(s.search, room=1) if s.search == "streamlined" else s for s in osol.DEFAULT_SCHEDULE),
+    )
     monkeypatch.setattr(osol.solver, "STREAM_AT", 0)  # not as a probe (the default would win it there)
     with monkeypatch.context() as m:
-        m.setattr(osol.solver, "DEFAULT_SCHEDULE", tuple(osol.parse_schedule(
-            "guide, depth_first, depth_first(single_cards=false), sweep")))
+        m.setattr(
+            osol.solver,
+            "DEFAULT_SCHEDULE",
+            tuple(osol.parse_schedule("guide, depth_first, depth_first(single_cards=false), sweep")),
+        )
         assert osol.solve_deal(deal, rules).outcome == UNKNOWN
         m.setattr(osol.solver, "DEFAULT_SCHEDULE", osol.solver.DEFAULT_SCHEDULE[:1])
         guide = osol.solve_deal(deal, rules)

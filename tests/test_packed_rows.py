@@ -22,7 +22,7 @@ def test_rows_come_back_by_any_range_and_key(n):
         i = 0
         while i < n:
             m = int(rng.integers(1, 20))
-            w.add(rows[i:i + m])
+            w.add(rows[i : i + m])
             i += m
         assert w.finish() == n
         p = PackedRows(f)

@@ -9,10 +9,10 @@ import random
 import numpy as np
 import pytest
 
-from engine.games import perpetual_motion as pm
-from engine.games import perpetual_motion_solver as solver
 from engine.cards import DECK_52, parse_cards
 from engine.deals import seeded_deals
+from engine.games import perpetual_motion as pm
+from engine.games import perpetual_motion_solver as solver
 from engine.outcomes import OUTCOMES, UNKNOWN, UNSOLVABLE, WON
 from engine.reference import perpetual_motion as ref
 from engine.registry import get_game
@@ -27,7 +27,7 @@ FORCED_SWITCHES = {
     "gather": pm.GATHERS,
     "deal_direction": ("left_to_right", "right_to_left"),
 }
-SETTINGS = [dict(zip(FORCED_SWITCHES, combo)) for combo in itertools.product(*FORCED_SWITCHES.values())]
+SETTINGS = [dict(zip(FORCED_SWITCHES, combo, strict=True)) for combo in itertools.product(*FORCED_SWITCHES.values())]
 
 
 def _solver(overrides: dict, preset: str | None = None):
@@ -118,13 +118,16 @@ def _reduced_positions(n: int, nranks: int, seed: int) -> list[list[int]]:
     return out
 
 
-@pytest.mark.parametrize(("overrides", "two_ranks", "three_ranks"), [
-    ({}, 30, 3),
-    ({"direction": "any"}, 10, 0),  # the plain search is slowest here (every pile is a target)
-    ({"direction": "rightmost", "gather": "pile1_top_down"}, 30, 3),
-    ({"discard": "pile_four", "move_unit": "run", "gather": "pile1_bottom_up"}, 30, 6),
-    ({"deal_direction": "right_to_left", "gather": "pile4_top_down", "move_unit": "run"}, 30, 3),
-])
+@pytest.mark.parametrize(
+    ("overrides", "two_ranks", "three_ranks"),
+    [
+        ({}, 30, 3),
+        ({"direction": "any"}, 10, 0),  # the plain search is slowest here (every pile is a target)
+        ({"direction": "rightmost", "gather": "pile1_top_down"}, 30, 3),
+        ({"discard": "pile_four", "move_unit": "run", "gather": "pile1_bottom_up"}, 30, 6),
+        ({"deal_direction": "right_to_left", "gather": "pile4_top_down", "move_unit": "run"}, 30, 3),
+    ],
+)
 def test_solver_agrees_with_plain_exhaustive_search_on_reduced_positions(overrides, two_ranks, three_ranks):
     """Stocks of two or three whole ranks (8 or 12 cards): the plain search's verdict and fewest passes.
 

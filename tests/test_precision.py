@@ -9,6 +9,7 @@ import math
 
 import polars as pl
 import pytest
+from pipeline_util import write_study
 
 from pipeline.config import load_study
 from pipeline.html_report import render_html
@@ -16,24 +17,26 @@ from pipeline.intervals import wilson
 from pipeline.precision import half_width_decimals, interval_decimals, pct, row_decimals
 from pipeline.report import build_report, render_csv, render_json, render_markdown, render_table
 from pipeline.runner import run_study
-from pipeline_util import write_study
 
 # --- the rule ----------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("half_points", "decimals"), [
-    (0.0031, 4),    # Masten's clarke figure: 54.8033 +/- 0.0031, both digits of the error kept (310: two digits)
-    (0.0017, 4),    # Masten's masten figure
-    (0.00354, 4),   # 354: still two significant digits
-    (0.00355, 3),   # 355: one significant digit, 0.004
-    (0.00949, 3),   # 949: one digit, 0.009
-    (0.00950, 3),   # 950 rounds up to 0.010: two significant digits of the next decade
-    (0.0975, 2),    # 10^6 deals near 50%: 0.10
-    (0.0069, 3),    # 2 x 10^8 deals near 55%: 0.007
-    (0.031, 3),     # 10^7 deals near 50%: 0.031
-    (0.89, 1),      # Clarke's +/- 0.89: 0.9 (the report's floor then makes it 2)
-    (0.09996, 2),   # rounds to 1000: one decade up, 0.10
-])
+@pytest.mark.parametrize(
+    ("half_points", "decimals"),
+    [
+        (0.0031, 4),  # Masten's clarke figure: 54.8033 +/- 0.0031, both digits of the error kept (310: two digits)
+        (0.0017, 4),  # Masten's masten figure
+        (0.00354, 4),  # 354: still two significant digits
+        (0.00355, 3),  # 355: one significant digit, 0.004
+        (0.00949, 3),  # 949: one digit, 0.009
+        (0.00950, 3),  # 950 rounds up to 0.010: two significant digits of the next decade
+        (0.0975, 2),  # 10^6 deals near 50%: 0.10
+        (0.0069, 3),  # 2 x 10^8 deals near 55%: 0.007
+        (0.031, 3),  # 10^7 deals near 50%: 0.031
+        (0.89, 1),  # Clarke's +/- 0.89: 0.9 (the report's floor then makes it 2)
+        (0.09996, 2),  # rounds to 1000: one decade up, 0.10
+    ],
+)
 def test_half_width_decimals_follow_the_pdg_rule(half_points, decimals):
     assert half_width_decimals(half_points) == decimals
 
@@ -110,9 +113,14 @@ def test_our_own_narrow_interval_grows_the_digits(run):
     n, wins = 100_000_000, 54_817_512
     lo, hi = wilson(wins, n)
     rows = report.rows.filter(pl.col("variant") == "masten").with_columns(
-        pl.lit(n, pl.Int64).alias("deals"), pl.lit(wins, pl.Int64).alias("wins"),
-        pl.lit(wins / n).alias("win_rate"), pl.lit(lo).alias("ci95_low"), pl.lit(hi).alias("ci95_high"),
-        pl.lit(None, pl.Float64).alias("ref_win_rate"), pl.lit(None, pl.Float64).alias("ref_ci95"))
+        pl.lit(n, pl.Int64).alias("deals"),
+        pl.lit(wins, pl.Int64).alias("wins"),
+        pl.lit(wins / n).alias("win_rate"),
+        pl.lit(lo).alias("ci95_low"),
+        pl.lit(hi).alias("ci95_high"),
+        pl.lit(None, pl.Float64).alias("ref_win_rate"),
+        pl.lit(None, pl.Float64).alias("ref_ci95"),
+    )
     text = render_markdown(dataclasses.replace(report, rows=rows, sources={}))
     assert f"| 54.818% | {100 * lo:.3f}%..{100 * hi:.3f}% |" in text, text
 
@@ -124,6 +132,7 @@ def test_csv_and_json_carry_the_full_floats(run):
     assert doc["clarke"]["ref_ci95"] == 0.000031 and doc["clarke"]["ref_win_rate"] == 0.548033
     assert doc["clarke"]["ci95_low"] == c["ci95_low"] and doc["clarke"]["win_rate"] == c["win_rate"]
     import io
+
     csv = pl.read_csv(io.StringIO(render_csv(report)))
     got = {r["variant"]: r for r in csv.iter_rows(named=True)}["clarke"]
     assert got["ref_ci95"] == 0.000031 and got["ci95_low"] == c["ci95_low"] and got["ci95_high"] == c["ci95_high"]

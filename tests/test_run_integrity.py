@@ -39,8 +39,12 @@ READERS = [
     ["report", "--format", "csv"],
     ["report", "--format", "json"],
     ["report", "--format", "html"],
-    ["query", "SELECT variant, count(*) AS n, sum(CAST(won AS INT)) AS w FROM deals GROUP BY variant ORDER BY variant",
-     "--format", "csv"],
+    [
+        "query",
+        "SELECT variant, count(*) AS n, sum(CAST(won AS INT)) AS w FROM deals GROUP BY variant ORDER BY variant",
+        "--format",
+        "csv",
+    ],
     ["compare"],
     ["compare", "--format", "json"],
 ]

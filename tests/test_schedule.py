@@ -11,11 +11,17 @@ from typer.testing import CliRunner
 
 from engine.deals import seeded_deals
 from engine.outcomes import UNKNOWN, UNSOLVABLE
-from engine.registry import get_game, game_names
+from engine.registry import game_names, get_game
 from engine.rules import RuleError, switches
 from engine.search import solver
 from engine.search.schedule import (
-    DEFAULT_SCHEDULE, DEFAULT_SCHEDULE_TEXT, SEARCHES, Step, canonical_schedule, format_schedule, parse_schedule,
+    DEFAULT_SCHEDULE,
+    DEFAULT_SCHEDULE_TEXT,
+    SEARCHES,
+    Step,
+    canonical_schedule,
+    format_schedule,
+    parse_schedule,
 )
 from pipeline.cli import app
 
@@ -34,23 +40,28 @@ def test_text_round_trips_and_defaults_are_filled_in():
     assert parse_schedule(full) != DEFAULT_SCHEDULE  # every setting given ...
     assert [s.resolved() for s in parse_schedule(full)] == [s.resolved() for s in DEFAULT_SCHEDULE]  # ... the same
     assert canonical_schedule(full) == DEFAULT_SCHEDULE_TEXT
-    assert canonical_schedule(" guide ,line( room = 2 ),sweep(single_cards=FALSE)") == \
-        "guide, line(room=2), sweep(single_cards=false)"
+    assert (
+        canonical_schedule(" guide ,line( room = 2 ),sweep(single_cards=FALSE)")
+        == "guide, line(room=2), sweep(single_cards=false)"
+    )
     assert Step("line", room=2).positions(10_000_000) == 20_000_000
     assert Step("streamlined").positions(7) == 3 == 7 // 2  # half the budget, rounded down as before
     assert all(s.order >= 0 for s in SEARCHES.values())
 
 
-@pytest.mark.parametrize("text, words", [
-    ("", "names no search"),
-    ("guide, swep", "'swep' is not known; allowed: guide, streamlined"),
-    ("line(room=0)", "room 0 is not allowed"),
-    ("line(room=nan)", "room nan is not allowed"),
-    ("line(eager=true)", "allowed only on: streamlined, colours"),
-    ("guide(single_cards=maybe)", "allowed: true, false"),
-    ("guide(depth=3)", "setting 'depth' is not known"),
-    ("guide,,sweep", "is malformed"),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("", "names no search"),
+        ("guide, swep", "'swep' is not known; allowed: guide, streamlined"),
+        ("line(room=0)", "room 0 is not allowed"),
+        ("line(room=nan)", "room nan is not allowed"),
+        ("line(eager=true)", "allowed only on: streamlined, colours"),
+        ("guide(single_cards=maybe)", "allowed: true, false"),
+        ("guide(depth=3)", "setting 'depth' is not known"),
+        ("guide,,sweep", "is malformed"),
+    ],
+)
 def test_bad_schedules_are_refused_naming_the_switch_the_value_and_what_is_allowed(text, words):
     g = get_game("freecell")
     with pytest.raises(RuleError) as err:
@@ -99,7 +110,13 @@ def test_a_schedule_changes_what_it_should():
     g = get_game("freecell")
     deal = seeded_deals(g.deck, 99, 0, 1)
     over = {"cells": 1, "max_nodes": 200_000}
-    outcome = {text: int(g.play_batch(deal, g.rules(overrides={**over, "schedule": text}))["outcome"][0])
-               for text in (DEFAULT_SCHEDULE_TEXT, "streamlined(room=1)", "line(room=0.1)", "line")}
-    assert outcome == {DEFAULT_SCHEDULE_TEXT: UNSOLVABLE, "streamlined(room=1)": UNKNOWN,
-                       "line(room=0.1)": UNKNOWN, "line": UNSOLVABLE}
+    outcome = {
+        text: int(g.play_batch(deal, g.rules(overrides={**over, "schedule": text}))["outcome"][0])
+        for text in (DEFAULT_SCHEDULE_TEXT, "streamlined(room=1)", "line(room=0.1)", "line")
+    }
+    assert outcome == {
+        DEFAULT_SCHEDULE_TEXT: UNSOLVABLE,
+        "streamlined(room=1)": UNKNOWN,
+        "line(room=0.1)": UNKNOWN,
+        "line": UNSOLVABLE,
+    }

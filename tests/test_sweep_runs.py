@@ -5,15 +5,15 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
-import pytest
-
 import open_solver as osol
+import pytest
+from test_open_solitaire_search import _srules
+
 from engine.cards import DECK_52
 from engine.deals import seeded_deals
 from engine.outcomes import UNKNOWN, UNSOLVABLE
 from engine.registry import get_game
 from engine.search.sweep_runs import NONE_WAITING, WaitingRuns
-from test_open_solitaire_search import _srules
 
 
 def _run_parts(runs: WaitingRuns, keys: np.ndarray, rng: np.random.Generator, words: int) -> dict[int, tuple]:
@@ -24,7 +24,7 @@ def _run_parts(runs: WaitingRuns, keys: np.ndarray, rng: np.random.Generator, wo
     cuts = sorted(rng.choice(np.arange(1, keys.shape[0]), size=2, replace=False).tolist())
     for lo, hi, last in ((0, cuts[0], False), (cuts[0], cuts[1], False), (cuts[1], keys.shape[0], True)):
         runs.write_part(keys[lo:hi], rids[lo:hi], recs[lo:hi], last)
-    return {int(r): (int(k), tuple(int(x) for x in w)) for k, r, w in zip(keys, rids, recs)}
+    return {int(r): (int(k), tuple(int(x) for x in w)) for k, r, w in zip(keys, rids, recs, strict=True)}
 
 
 def test_runs_come_back_merged_by_layer_whole_layers_first():
@@ -55,7 +55,7 @@ def test_runs_come_back_merged_by_layer_whole_layers_first():
         assert runs.least() > upto or not runs.runs  # nothing at or below the bound is left
         assert upto == least or all(r.cursor - c <= chunk for r, c in before)
         steps += 1
-        for k, r, w in zip(keys, rids, recs):
+        for k, r, w in zip(keys, rids, recs, strict=True):
             assert int(r) not in seen
             seen[int(r)] = (int(k), tuple(int(x) for x in w))
     assert seen == entries and runs.taken == 1740 and runs.waiting() == 0 and steps > 5
@@ -83,11 +83,14 @@ def _spills(monkeypatch) -> list[int]:
     return made
 
 
-@pytest.mark.parametrize("game, over, deal_no, reachable, live", [
-    ("freecell", {"cells": 1}, 16, 25_831, 0.075),
-    ("bakers_game", {}, 6, 6_703, 0.08),
-    ("freecell", {"columns": 6, "sequence_move": "unlimited"}, 15, 11_635, 0.125),
-])
+@pytest.mark.parametrize(
+    "game, over, deal_no, reachable, live",
+    [
+        ("freecell", {"cells": 1}, 16, 25_831, 0.075),
+        ("bakers_game", {}, 6, 6_703, 0.08),
+        ("freecell", {"columns": 6, "sequence_move": "unlimited"}, 15, 11_635, 0.125),
+    ],
+)
 def test_the_sweep_with_runs_expands_each_position_once(monkeypatch, game, over, deal_no, reachable, live):
     """With a room too small for the sweep in memory, its waiting positions go out to disk and come back before
     their layer (module docstring, "The sweep's runs"): it still expands exactly the positions the plain

@@ -57,7 +57,7 @@ class BakersGameRules:
 
 PRESETS: dict[str, dict] = {"standard": {}}
 PRESET_SOURCES: dict[str, str] = {  # each preset, and the source it is named for
-    "standard": "Baker's Game as Solvitaire and Jerry Bryan's 10^6-deal counts play it",
+    "standard": "Baker's Game as Solvitaire and Jerry Bryan's 10^6-deal counts play it"
 }
 
 

@@ -111,11 +111,9 @@ class EightDayClockRules:
 # nearest, empty_pile: fill, 0.962% [0.943%, 0.981%], does not): play goes on after a discard from the pile after
 # the last one taken from, and a card whose own pile is empty goes into it.  With start: pile1 the same two
 # switches agree as well (0.935%): the opening hardly matters.
-PRESETS: dict[str, dict] = {
-    "masten": {"after_discard": "after_last_taken", "empty_pile": "fill_own"},
-}
+PRESETS: dict[str, dict] = {"masten": {"after_discard": "after_last_taken", "empty_pile": "fill_own"}}
 PRESET_SOURCES: dict[str, str] = {  # each preset, and the source it is named for
-    "masten": "Masten's 1 in 107 (solitairewinrates.com): of the readings with his start, the one that agrees",
+    "masten": "Masten's 1 in 107 (solitairewinrates.com): of the readings with his start, the one that agrees"
 }
 
 

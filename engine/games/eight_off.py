@@ -73,10 +73,7 @@ class EightOffRules:
 
 # "Fore Cell, same suit" is Solvitaire's name (its preset fore-cell-same-suit): Fore Cell's layout (8 columns of
 # 6, 4 cells all filled by the deal, Kings only to empty columns) built in suit: Eight Off with 4 cells.
-PRESETS: dict[str, dict] = {
-    "standard": {},
-    "fore_cell_same_suit": {"cells": 4, "prefilled_cells": 4},
-}
+PRESETS: dict[str, dict] = {"standard": {}, "fore_cell_same_suit": {"cells": 4, "prefilled_cells": 4}}
 PRESET_SOURCES: dict[str, str] = {  # each preset, and the source it is named for
     "standard": "Eight Off as Solvitaire plays it (Blake and Gent); Masten's figure agrees",
     "fore_cell_same_suit": "Solvitaire's Fore Cell, same suit: four cells, all four dealt full",

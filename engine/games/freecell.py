@@ -23,7 +23,7 @@ class FreeCellRules(BakersGameRules):
 
 PRESETS: dict[str, dict] = {"microsoft": {}}
 PRESET_SOURCES: dict[str, str] = {  # each preset, and the source it is named for
-    "microsoft": "Microsoft's FreeCell: four cells, eight columns; its deal numbers are `microsoft_deals`",
+    "microsoft": "Microsoft's FreeCell: four cells, eight columns; its deal numbers are `microsoft_deals`"
 }
 
 

@@ -79,11 +79,7 @@ class KingAlbertRules:
     # Every combination of these switches is a playable game, so there is no __post_init__ check.
 
 
-PRESETS: dict[str, dict] = {
-    "king_albert": {},
-    "raglan": {"layout": "raglan"},
-    "queen_victoria": {"move_unit": "run"},
-}
+PRESETS: dict[str, dict] = {"king_albert": {}, "raglan": {"layout": "raglan"}, "queen_victoria": {"move_unit": "run"}}
 PRESET_SOURCES: dict[str, str] = {  # each preset, and the source it is named for
     "king_albert": "King Albert as Solvitaire plays it (its preset king-albert; Blake and Gent, arXiv:1906.12314)",
     "raglan": "Raglan as Solvitaire plays it (its preset raglan): the Aces start on the foundations",

@@ -57,7 +57,7 @@ class PenguinRules:
 
 PRESETS: dict[str, dict] = {"parlett": {}}
 PRESET_SOURCES: dict[str, str] = {  # each preset, and the source it is named for
-    "parlett": "David Parlett, who invented the game (The Penguin Book of Patience)",
+    "parlett": "David Parlett, who invented the game (The Penguin Book of Patience)"
 }
 
 _EMPTY = {"any": EMPTY_ANY, "beak_minus_one": EMPTY_TOP_RANK, "none": EMPTY_NONE}

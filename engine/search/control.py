@@ -10,11 +10,40 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-
 # --- the search, resumable: its scalars live in ctl between slices ------------------
-(C_HSIZE, C_NREC, C_NODES, C_BEST, C_OUTCOME, C_GOALP, C_GOALC, C_STOP, C_GEN, C_HSIZE2, C_SECOND_AT, C_SECOND_ON,
- C_SINK, C_SEEN_GEN, C_ORDER, C_LAYER, C_HIGH, C_TOTAL, C_FREE, C_DONE, C_DONE_HERE, C_DEPTH,
- C_QPREV, C_QLEV, C_QHEAD, C_QEND, C_QTAIL, C_LBASE, C_RUNMIN, C_WANT, C_SPILL) = range(31)
+(
+    C_HSIZE,
+    C_NREC,
+    C_NODES,
+    C_BEST,
+    C_OUTCOME,
+    C_GOALP,
+    C_GOALC,
+    C_STOP,
+    C_GEN,
+    C_HSIZE2,
+    C_SECOND_AT,
+    C_SECOND_ON,
+    C_SINK,
+    C_SEEN_GEN,
+    C_ORDER,
+    C_LAYER,
+    C_HIGH,
+    C_TOTAL,
+    C_FREE,
+    C_DONE,
+    C_DONE_HERE,
+    C_DEPTH,
+    C_QPREV,
+    C_QLEV,
+    C_QHEAD,
+    C_QEND,
+    C_QTAIL,
+    C_LBASE,
+    C_RUNMIN,
+    C_WANT,
+    C_SPILL,
+) = range(31)
 CTL_SIZE = 31
 
 RUNNING = -1

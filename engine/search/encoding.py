@@ -16,8 +16,24 @@ from engine.search.leaf import leaf_kernel
 from engine.search.moves import accepts
 from engine.search.position_table import words_hash
 from engine.search.positions import (
-    BUILD_SUIT, MAXCELLS, MAXCOLS, NOCARD, O_CELL, O_FND, O_LEN, P_BUILD, P_NCELLS, P_NCOLS, P_RESERVE, P_WRAP,
-    REC_SYMBOLS, REC_WORDS, SYM_CELLS_END, SYM_COLUMN_END, SYM_PAD, WIDTH,
+    BUILD_SUIT,
+    MAXCELLS,
+    MAXCOLS,
+    NOCARD,
+    O_CELL,
+    O_FND,
+    O_LEN,
+    P_BUILD,
+    P_NCELLS,
+    P_NCOLS,
+    P_RESERVE,
+    P_WRAP,
+    REC_SYMBOLS,
+    REC_WORDS,
+    SYM_CELLS_END,
+    SYM_COLUMN_END,
+    SYM_PAD,
+    WIDTH,
 )
 
 

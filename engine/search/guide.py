@@ -13,8 +13,21 @@ import numpy as np
 
 from engine.search.control import DEPTH_MAX
 from engine.search.positions import (
-    DST_CELL, DST_FND, DST_SHIFT, NOCARD, O_CELL, O_FND, O_LEN, P_NCELLS, P_NCOLS, P_W, SRC_CELL, SRC_MASK, WIDTH,
-    WORRY_MOVE, foundation_total,
+    DST_CELL,
+    DST_FND,
+    DST_SHIFT,
+    NOCARD,
+    O_CELL,
+    O_FND,
+    O_LEN,
+    P_NCELLS,
+    P_NCOLS,
+    P_W,
+    SRC_CELL,
+    SRC_MASK,
+    WIDTH,
+    WORRY_MOVE,
+    foundation_total,
 )
 
 
@@ -43,8 +56,13 @@ def guide_value(st, rel, params):
     for j in range(params[P_NCELLS]):
         if st[O_CELL + j] != NOCARD:
             used += 1
-    return (params[P_W + 0] * left + params[P_W + 1] * blocked + params[P_W + 2] * used
-            + params[P_W + 3] * depth + params[P_W + 4] * (ncols - empties))
+    return (
+        params[P_W + 0] * left
+        + params[P_W + 1] * blocked
+        + params[P_W + 2] * used
+        + params[P_W + 3] * depth
+        + params[P_W + 4] * (ncols - empties)
+    )
 
 
 # The second order's atoms: (card, what lies under it) with "under" a card 0..51, BOTTOM (the column's floor) or

@@ -94,7 +94,6 @@ def index_heap_pop(heap, size, keys):
     return top, size
 
 
-
 @nb.njit(cache=True, inline="always")
 def _pair_before(keys, idx, a, b):
     return keys[a] < keys[b] or (keys[a] == keys[b] and idx[a] < idx[b])

@@ -14,12 +14,37 @@ import numpy as np
 
 from engine.search.leaf import leaf_kernel
 from engine.search.positions import (
-    BUILD_SUIT, DST_CELL, DST_FND, DST_SHIFT, EMPTY_ANY, EMPTY_TOP_RANK, MAXCOLS, NOCARD, O_CELL, O_FND, O_LEN,
-    POS_SHIFT, P_BUILD, P_EMPTY, P_NCELLS, P_NCOLS, P_RESERVE, P_SINGLE, P_UNLIMITED, P_WORRY, P_WRAP, SRC_CELL,
-    SRC_MASK, TO_CELL, TO_EMPTY, TO_FOUNDATION, WIDTH, WORRY_MOVE, is_red,
+    BUILD_SUIT,
+    DST_CELL,
+    DST_FND,
+    DST_SHIFT,
+    EMPTY_ANY,
+    EMPTY_TOP_RANK,
+    MAXCOLS,
+    NOCARD,
+    O_CELL,
+    O_FND,
+    O_LEN,
+    P_BUILD,
+    P_EMPTY,
+    P_NCELLS,
+    P_NCOLS,
+    P_RESERVE,
+    P_SINGLE,
+    P_UNLIMITED,
+    P_WORRY,
+    P_WRAP,
+    POS_SHIFT,
+    SRC_CELL,
+    SRC_MASK,
+    TO_CELL,
+    TO_EMPTY,
+    TO_FOUNDATION,
+    WIDTH,
+    WORRY_MOVE,
+    is_red,
 )
 from engine.search.safe_moves import is_ready, is_safe
-
 
 _INF_CAP = 1 << 30
 

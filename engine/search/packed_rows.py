@@ -64,8 +64,9 @@ class PackedWriter:
     writer's ``index()``), after the blocks it names (the file is cut there).  Only rows sorted by their first word
     across every ``add`` can be searched by key."""
 
-    def __init__(self, f: IO[bytes], width: int, block_rows: int = 0,
-                 index: tuple[list[int], list[int]] | None = None) -> None:
+    def __init__(
+        self, f: IO[bytes], width: int, block_rows: int = 0, index: tuple[list[int], list[int]] | None = None
+    ) -> None:
         self.f, self.width = f, width
         self.block_rows = block_rows or BLOCK_ROWS
         self.buf: list[np.ndarray] = []
@@ -90,7 +91,7 @@ class PackedWriter:
         rows = np.concatenate(self.buf + [rows]) if self.buf else rows
         full = rows.shape[0] - rows.shape[0] % self.block_rows
         for lo in range(0, full, self.block_rows):
-            self._block(rows[lo:lo + self.block_rows])
+            self._block(rows[lo : lo + self.block_rows])
         self.buf = [rows[full:].copy()] if full < rows.shape[0] else []
         self.inbuf = rows.shape[0] - full
 
@@ -117,8 +118,7 @@ class PackedWriter:
         self.flush()
         if len(self.lasts) != len(self.offsets) - 1:
             raise ValueError("PackedWriter: a writer resumed from an index cannot write a footer")
-        footer = b"".join(np.array(a, dtype=np.uint64).tobytes()
-                          for a in (self.offsets, self.ends, self.lasts))
+        footer = b"".join(np.array(a, dtype=np.uint64).tobytes() for a in (self.offsets, self.ends, self.lasts))
         self.f.write(footer)
         self.f.write(np.array([self.offsets[-1], self.width, MAGIC], dtype=np.uint64).tobytes())
         self.f.flush()
@@ -142,7 +142,7 @@ class PackedRows:
             raise PackedFileError("a packed rows file's footer is damaged")
         nb //= 3
         words = np.frombuffer(_pread(f, size - 24 - at, at), dtype=np.uint64)
-        self._index(width, words[:nb + 1], words[nb + 1:2 * nb + 2], words[2 * nb + 2:])
+        self._index(width, words[: nb + 1], words[nb + 1 : 2 * nb + 2], words[2 * nb + 2 :])
 
     @classmethod
     def from_index(cls, f: IO[bytes], width: int, index: tuple[list[int], list[int]]) -> PackedRows:
@@ -177,7 +177,7 @@ class PackedRows:
             b = int(np.searchsorted(self.ends, at, side="right")) - 1
             s, e = int(self.ends[b]), int(self.ends[b + 1])
             m = min(hi, e) - at
-            out[at - lo:at - lo + m] = self._block(b)[at - s:at - s + m]
+            out[at - lo : at - lo + m] = self._block(b)[at - s : at - s + m]
             at += m
         return out
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-
 # --- rule codes passed to the kernels --------------------------------------
 LAYOUT_PENGUIN, LAYOUT_IN_TURN = 0, 1  # Penguin's 7 columns with a beak; `columns` columns dealt in turn
 LAYOUT_EIGHT = LAYOUT_IN_TURN  # the historical name (FreeCell's eight columns)
@@ -115,16 +114,18 @@ def lay_out_deal(deal, layout, ncols, prefilled, st, rel):
             st[O_CELL + j] = deal[ntab + j]
 
 
-def make_position(columns: list[list[int]], cells: list[int], foundations: list[int], base: int) -> tuple[np.ndarray, np.ndarray]:
+def make_position(
+    columns: list[list[int]], cells: list[int], foundations: list[int], base: int
+) -> tuple[np.ndarray, np.ndarray]:
     """A kernel position from plain lists (used by tests to pose mid-game positions)."""
     st = np.zeros(STATE_SIZE, dtype=np.uint8)
-    st[O_CELL:O_CELL + MAXCELLS] = NOCARD
+    st[O_CELL : O_CELL + MAXCELLS] = NOCARD
     for i, col in enumerate(columns):
         for p, c in enumerate(col):
             st[i * WIDTH + p] = c
         st[O_LEN + i] = len(col)
     for j, c in enumerate(cells):
         st[O_CELL + j] = c
-    st[O_FND:O_FND + 4] = foundations
+    st[O_FND : O_FND + 4] = foundations
     rel = np.array([(c % 13 - base) % 13 for c in range(52)], dtype=np.int64)
     return st, rel

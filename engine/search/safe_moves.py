@@ -13,8 +13,21 @@ import numpy as np
 
 from engine.search.leaf import leaf_kernel
 from engine.search.positions import (
-    BUILD_SUIT, EMPTY_NONE, NOCARD, O_CELL, O_FND, O_LEN, P_BUILD, P_EAGER, P_EMPTY, P_NCELLS, P_NCOLS, P_WORRY,
-    P_WRAP, TO_FOUNDATION, WIDTH,
+    BUILD_SUIT,
+    EMPTY_NONE,
+    NOCARD,
+    O_CELL,
+    O_FND,
+    O_LEN,
+    P_BUILD,
+    P_EAGER,
+    P_EMPTY,
+    P_NCELLS,
+    P_NCOLS,
+    P_WORRY,
+    P_WRAP,
+    TO_FOUNDATION,
+    WIDTH,
 )
 
 
@@ -44,9 +57,9 @@ def is_safe(c, in_cell, alone, st, rel, params):
 
 @nb.njit(cache=True, inline="always")
 def _safe_alternate(c, st, rel):
-    """Points 3 and 3c of docs/solvers.md, "Sound pruning, and why": without worrying back, a ready card of relative rank r in an
-    alternating-colour game goes up safely when both foundations of the other colour hold at least r cards
-    (point 3: nothing can ever go onto it), or at least r - 1 with the other foundation of its colour at
+    """Points 3 and 3c of docs/solvers.md, "Sound pruning, and why": without worrying back, a ready card of relative
+    rank r in an alternating-colour game goes up safely when both foundations of the other colour hold at least
+    r cards (point 3: nothing can ever go onto it), or at least r - 1 with the other foundation of its colour at
     least r - 2 (point 3c)."""
     r = np.int64(rel[c])
     s = c // 13
@@ -60,8 +73,8 @@ def _safe_alternate(c, st, rel):
 
 @nb.njit(cache=True, inline="always")
 def _safe_worrying_back(c, st, rel):
-    """Point 3b of docs/solvers.md, "Sound pruning, and why": under worrying back (alternating colours, foundations from the
-    Ace) a card of relative rank r goes up safely when both foundations of the other colour hold at
+    """Point 3b of docs/solvers.md, "Sound pruning, and why": under worrying back (alternating colours, foundations
+    from the Ace) a card of relative rank r goes up safely when both foundations of the other colour hold at
     least r - 1 cards and the other foundation of its colour at least r - 2 (c is ready: its own holds r).
     This is point 3c's condition; point 3's (the other colour at r, nothing asked of c's) is not safe here."""
     r = np.int64(rel[c])

@@ -24,7 +24,12 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from engine.search.control import (
-    ORDER_DEPTH_FIRST, ORDER_GUIDE, ORDER_LINE, ORDER_LONG_GUIDE, ORDER_STREAMLINED, ORDER_SWEEP,
+    ORDER_DEPTH_FIRST,
+    ORDER_GUIDE,
+    ORDER_LINE,
+    ORDER_LONG_GUIDE,
+    ORDER_STREAMLINED,
+    ORDER_SWEEP,
 )
 
 
@@ -62,20 +67,45 @@ class Search:
 
 
 SEARCHES: dict[str, Search] = {
-    "guide": Search(ORDER_GUIDE, "best-first by the guide, then also by novelty (engine/search/best_first.py), "
-                    "probing the streamlined and depth-first searches early"),
-    "streamlined": Search(ORDER_STREAMLINED, "depth first with both streamliners: only its wins count "
-                          "(engine/search/depth_first.py)", room=0.5, single_cards=True, eager=True, suits=True),
-    "colours": Search(ORDER_STREAMLINED, "depth first with the colour streamliner alone: only its wins count",
-                      room=0.5, single_cards=True, suits=True, colours_only=True),
-    "line": Search(ORDER_LINE, "depth first in Solvitaire's order of moves, the line kept as records; exhaustive",
-                   room=5.0, single_cards=True),
-    "long_guide": Search(ORDER_LONG_GUIDE, "the guide's search again from the start, in room of its own",
-                         room=3.0),
-    "sweep": Search(ORDER_SWEEP, "exhaustive by layers no move goes back to, each forgotten once done "
-                    "(engine/search/sweep.py)", single_cards=True),
-    "depth_first": Search(ORDER_DEPTH_FIRST, "the best-first kernel in depth-first order (the retry); "
-                          "exhaustive", room=0.5, single_cards=True),
+    "guide": Search(
+        ORDER_GUIDE,
+        "best-first by the guide, then also by novelty (engine/search/best_first.py), "
+        "probing the streamlined and depth-first searches early",
+    ),
+    "streamlined": Search(
+        ORDER_STREAMLINED,
+        "depth first with both streamliners: only its wins count (engine/search/depth_first.py)",
+        room=0.5,
+        single_cards=True,
+        eager=True,
+        suits=True,
+    ),
+    "colours": Search(
+        ORDER_STREAMLINED,
+        "depth first with the colour streamliner alone: only its wins count",
+        room=0.5,
+        single_cards=True,
+        suits=True,
+        colours_only=True,
+    ),
+    "line": Search(
+        ORDER_LINE,
+        "depth first in Solvitaire's order of moves, the line kept as records; exhaustive",
+        room=5.0,
+        single_cards=True,
+    ),
+    "long_guide": Search(ORDER_LONG_GUIDE, "the guide's search again from the start, in room of its own", room=3.0),
+    "sweep": Search(
+        ORDER_SWEEP,
+        "exhaustive by layers no move goes back to, each forgotten once done (engine/search/sweep.py)",
+        single_cards=True,
+    ),
+    "depth_first": Search(
+        ORDER_DEPTH_FIRST,
+        "the best-first kernel in depth-first order (the retry); exhaustive",
+        room=0.5,
+        single_cards=True,
+    ),
 }
 
 
@@ -93,27 +123,35 @@ class Step:
         if self.search not in SEARCHES:
             raise ValueError(f"search {self.search!r} is not known; allowed: {', '.join(SEARCHES)}")
         if (self.eager or self.suits) and SEARCHES[self.search].order != ORDER_STREAMLINED:
-            raise ValueError(f"search {self.search!r}: eager and suits are the depth-first kernel's streamliners; "
-                             "allowed only on: " + ", ".join(n for n, s in SEARCHES.items()
-                                                            if s.order == ORDER_STREAMLINED))
+            raise ValueError(
+                f"search {self.search!r}: eager and suits are the depth-first kernel's streamliners; "
+                "allowed only on: " + ", ".join(n for n, s in SEARCHES.items() if s.order == ORDER_STREAMLINED)
+            )
         if self.room is not None and not 0 < self.room <= 1000:
-            raise ValueError(f"search {self.search!r}: room {self.room:g} is not allowed; allowed: above 0, "
-                             "at most 1000 (units of max_nodes)")
+            raise ValueError(
+                f"search {self.search!r}: room {self.room:g} is not allowed; allowed: above 0, "
+                "at most 1000 (units of max_nodes)"
+            )
 
     def resolved(self) -> Step:
         """The step with every setting given (the search's defaults filled in)."""
         s = SEARCHES[self.search]
-        return Step(self.search, s.room if self.room is None else self.room,
-                    s.single_cards if self.single_cards is None else self.single_cards,
-                    s.eager if self.eager is None else self.eager, s.suits if self.suits is None else self.suits)
+        return Step(
+            self.search,
+            s.room if self.room is None else self.room,
+            s.single_cards if self.single_cards is None else self.single_cards,
+            s.eager if self.eager is None else self.eager,
+            s.suits if self.suits is None else self.suits,
+        )
 
     def positions(self, max_nodes: int) -> int:
         """The positions this step may store under a budget of ``max_nodes``."""
         return max(1, int(max_nodes * self.resolved().room))
 
 
-DEFAULT_SCHEDULE: tuple[Step, ...] = tuple(Step(name) for name in
-                                           ("guide", "streamlined", "colours", "line", "long_guide", "sweep"))
+DEFAULT_SCHEDULE: tuple[Step, ...] = tuple(
+    Step(name) for name in ("guide", "streamlined", "colours", "line", "long_guide", "sweep")
+)
 
 _STEP = re.compile(r"^\s*([a-z_]+)\s*(?:\((.*)\))?\s*$")
 _BOOLS = {"true": True, "false": False}
@@ -127,8 +165,9 @@ def parse_schedule(text: str) -> tuple[Step, ...]:
     for part in _split(text):
         m = _STEP.match(part)
         if not m:
-            raise ValueError(f"step {part.strip()!r} is malformed; expected a search's name, optionally with "
-                             "(key=value, ...)")
+            raise ValueError(
+                f"step {part.strip()!r} is malformed; expected a search's name, optionally with (key=value, ...)"
+            )
         name, args = m.group(1), m.group(2)
         if name not in SEARCHES:
             raise ValueError(f"search {name!r} is not known; allowed: {', '.join(SEARCHES)}")
@@ -145,8 +184,9 @@ def parse_schedule(text: str) -> tuple[Step, ...]:
                     raise ValueError(f"search {name!r}: {key} {value!r} is not allowed; allowed: true, false")
                 values[key] = _BOOLS[value.lower()]
             else:
-                raise ValueError(f"search {name!r}: setting {key!r} is not known; allowed: room, single_cards, "
-                                 "eager, suits")
+                raise ValueError(
+                    f"search {name!r}: setting {key!r} is not known; allowed: room, single_cards, eager, suits"
+                )
         steps.append(Step(name, **values))  # type: ignore[arg-type]
     return tuple(steps)
 
@@ -170,8 +210,11 @@ def format_schedule(steps: tuple[Step, ...], full: bool = False) -> str:
     out = []
     for step in steps:
         r, d = step.resolved(), Step(step.search).resolved()
-        items = [f"{f.name}={_text(getattr(r, f.name))}" for f in fields(Step)[1:]
-                 if full or getattr(r, f.name) != getattr(d, f.name)]
+        items = [
+            f"{f.name}={_text(getattr(r, f.name))}"
+            for f in fields(Step)[1:]
+            if full or getattr(r, f.name) != getattr(d, f.name)
+        ]
         out.append(step.search + (f"({', '.join(items)})" if items else ""))
     return ", ".join(out)
 
@@ -186,8 +229,10 @@ def canonical_schedule(text: str) -> str:
 
 
 DEFAULT_SCHEDULE_TEXT = format_schedule(DEFAULT_SCHEDULE)
-SCHEDULE_DOC = ("the searches a deal gets, in turn, each only if those before left it unknown; room in units of "
-                "max_nodes (docs/solvers.md, The schedule)")
+SCHEDULE_DOC = (
+    "the searches a deal gets, in turn, each only if those before left it unknown; room in units of "
+    "max_nodes (docs/solvers.md, The schedule)"
+)
 
 
 def describe_schedule(text: str) -> list[str]:
@@ -196,8 +241,10 @@ def describe_schedule(text: str) -> list[str]:
     for k, step in enumerate(parse_schedule(text), start=1):
         r = step.resolved()
         streamliners = [n for n in ("eager", "suits") if getattr(r, n)] or ["none"]
-        lines.append(f"{k}. {step.search}: room {r.room:g} x max_nodes, single cards {_text(r.single_cards)}, "
-                     f"streamliners {'+'.join(streamliners)}; {SEARCHES[step.search].doc}")
+        lines.append(
+            f"{k}. {step.search}: room {r.room:g} x max_nodes, single cards {_text(r.single_cards)}, "
+            f"streamliners {'+'.join(streamliners)}; {SEARCHES[step.search].doc}"
+        )
     return lines
 
 

@@ -18,25 +18,77 @@ from engine.deals import read_only_uint8
 from engine.outcomes import UNKNOWN, UNSOLVABLE, WON
 from engine.search.best_first import best_first_search, best_first_start
 from engine.search.control import (
-    CTL_SIZE, C_BEST, C_DEPTH, C_DONE, C_DONE_HERE, C_FREE, C_GEN, C_GOALC, C_GOALP, C_HIGH, C_HSIZE, C_LAYER, C_LBASE,
-    C_NODES, C_NREC, C_ORDER, C_OUTCOME, C_QEND, C_QHEAD, C_QLEV, C_QPREV, C_QTAIL, C_RUNMIN, C_SECOND_AT, C_SEEN_GEN,
-    C_SPILL, C_STOP, C_TOTAL, C_WANT, ORDER_DEPTH_FIRST, ORDER_GUIDE, ORDER_LINE, ORDER_LONG_GUIDE,
-    ORDER_STREAMLINED, ORDER_SWEEP, RUNNING,
+    C_BEST,
+    C_DEPTH,
+    C_DONE,
+    C_DONE_HERE,
+    C_FREE,
+    C_GEN,
+    C_GOALC,
+    C_GOALP,
+    C_HIGH,
+    C_HSIZE,
+    C_LAYER,
+    C_LBASE,
+    C_NODES,
+    C_NREC,
+    C_ORDER,
+    C_OUTCOME,
+    C_QEND,
+    C_QHEAD,
+    C_QLEV,
+    C_QPREV,
+    C_QTAIL,
+    C_RUNMIN,
+    C_SECOND_AT,
+    C_SEEN_GEN,
+    C_SPILL,
+    C_STOP,
+    C_TOTAL,
+    C_WANT,
+    CTL_SIZE,
+    ORDER_DEPTH_FIRST,
+    ORDER_GUIDE,
+    ORDER_LINE,
+    ORDER_LONG_GUIDE,
+    ORDER_STREAMLINED,
+    ORDER_SWEEP,
+    RUNNING,
 )
 from engine.search.depth_first import depth_first_search, depth_first_start
-from engine.search.encoding import FRAME_SIZE, F_WORDS, sweep_frame
+from engine.search.encoding import F_WORDS, FRAME_SIZE, sweep_frame
 from engine.search.lines import replay_line, shortcut_line, solution_line
 from engine.search.positions import (
-    BUILD_ALTERNATE, BUILD_SUIT, EMPTY_ANY, HEURISTIC_WEIGHTS, LAYOUT_EIGHT, LAYOUT_PENGUIN, MAXCELLS, MAXCOLS, NOCARD,
-    O_CELL, O_FND, O_LEN, P_EAGER, P_FRONTIER, P_LINE, P_MAXNODES, P_SINGLE, P_SUITS, REC_WORDS, STATE_SIZE,
-    STATE_WORDS, WIDTH, lay_out_deal, make_position,
+    BUILD_ALTERNATE,
+    BUILD_SUIT,
+    EMPTY_ANY,
+    HEURISTIC_WEIGHTS,
+    LAYOUT_EIGHT,
+    LAYOUT_PENGUIN,
+    MAXCELLS,
+    MAXCOLS,
+    NOCARD,
+    O_CELL,
+    O_FND,
+    O_LEN,
+    P_EAGER,
+    P_FRONTIER,
+    P_LINE,
+    P_MAXNODES,
+    P_SINGLE,
+    P_SUITS,
+    REC_WORDS,
+    STATE_SIZE,
+    STATE_WORDS,
+    WIDTH,
+    lay_out_deal,
+    make_position,
 )
 from engine.search.safe_moves import play_safe_moves
 from engine.search.schedule import DEFAULT_SCHEDULE, SEARCHES, Step
 from engine.search.sweep import WANT_LOAD, WANT_SPILL, sweep_layer, sweep_room, sweep_search
 from engine.search.sweep_runs import NONE_WAITING, WaitingRuns
 from engine.search.workspace import Workspace
-
 
 # The second order (started once SECOND_AT positions are stored, 0: never): novel positions first, then the most
 # cards up, then the guide (docs/solvers.md, "The search").  The two orders take turns over one table, so every
@@ -93,8 +145,9 @@ class SolverRules:
     def params(self) -> np.ndarray:
         rules = [self.ncols, self.cells, self.build, int(self.wrap), int(self.unlimited), self.empty, self.max_nodes]
         king_albert = [int(self.reserve), int(self.worrying_back), int(self.single_card)]  # P_RESERVE..P_SINGLE
-        return np.concatenate([np.array(rules, dtype=np.int64), HEURISTIC_WEIGHTS,
-                               np.array(king_albert + [0, 0, 0, 0], dtype=np.int64)])  # P_EAGER..P_FRONTIER: per search
+        return np.concatenate(
+            [np.array(rules, dtype=np.int64), HEURISTIC_WEIGHTS, np.array(king_albert + [0, 0, 0, 0], dtype=np.int64)]
+        )  # P_EAGER..P_FRONTIER: per search
 
 
 @dataclass(frozen=True)
@@ -123,8 +176,24 @@ def warm_up() -> None:
     ctl = np.zeros(CTL_SIZE, dtype=np.int64)
     ctl[C_OUTCOME] = UNSOLVABLE
     best_first_search(rel, rules.params(), ws.recs, ws.parent, ws.mcode, ws.heap, ws.heap2, ws.table, ctl, ws.seen)
-    sweep_search(rel, rules.params(), ws.recs, ws.lay, ws.rid, ws.sweep_heap, ws.sweep_fifo, ws.sweep_parent,
-           ws.sweep_code, ws.table, ctl, 1, 1, 1, ws.sweep_ref, ws.sweep_frame)
+    sweep_search(
+        rel,
+        rules.params(),
+        ws.recs,
+        ws.lay,
+        ws.rid,
+        ws.sweep_heap,
+        ws.sweep_fifo,
+        ws.sweep_parent,
+        ws.sweep_code,
+        ws.table,
+        ctl,
+        1,
+        1,
+        1,
+        ws.sweep_ref,
+        ws.sweep_frame,
+    )
     sst, smv, sbase, snext, scode = ws.dfs_stack()
     depth_first_start(st.copy(), rel, rules.params(), ws.recs, ws.table, ws.next_gen(), sst, smv, sbase, snext, ctl)
     ctl[C_STOP] = 0
@@ -143,7 +212,9 @@ STREAM_NODES = 100_000
 _NO_STOP = np.iinfo(np.int64).max
 
 
-def begin_search(start: np.ndarray, rel: np.ndarray, params: np.ndarray, ws: Workspace, order: int, ctl: np.ndarray) -> None:
+def begin_search(
+    start: np.ndarray, rel: np.ndarray, params: np.ndarray, ws: Workspace, order: int, ctl: np.ndarray
+) -> None:
     """Start a search of ``start`` in ws's tables: its root closed and stored, ctl set for :func:`advance_search`."""
     st = start.copy()
     if order != ORDER_SWEEP:
@@ -165,8 +236,20 @@ def begin_search(start: np.ndarray, rel: np.ndarray, params: np.ndarray, ws: Wor
         ws.sweep_ref, ws.sweep_frame = root, frame
         ws.reserve_sweep(int(params[P_MAXNODES]), int(frame[F_WORDS]))
         ws.records_of_width(int(frame[F_WORDS]))
-        best_first_start(st, rel, params, ws.recs, ws.sweep_parent, ws.sweep_code, np.zeros(1, dtype=np.int64),
-                      ws.table, ws.next_gen(), ctl, root, frame)
+        best_first_start(
+            st,
+            rel,
+            params,
+            ws.recs,
+            ws.sweep_parent,
+            ws.sweep_code,
+            np.zeros(1, dtype=np.int64),
+            ws.table,
+            ws.next_gen(),
+            ctl,
+            root,
+            frame,
+        )
         ws.lay[0], ws.rid[0], ws.sweep_heap[0] = sweep_layer(st, rel, params), 0, 0  # the root, closed: record 0
         ctl[C_TOTAL], ctl[C_HIGH], ctl[C_HSIZE] = ctl[C_NREC], ctl[C_NREC], ctl[C_NREC]
         ctl[C_LAYER], ctl[C_FREE], ctl[C_DONE], ctl[C_DONE_HERE], ctl[C_LBASE] = -1, -1, 0, 0, 0
@@ -179,8 +262,20 @@ def begin_search(start: np.ndarray, rel: np.ndarray, params: np.ndarray, ws: Wor
             ws.release(order)
             ws.reserve(int(params[P_MAXNODES]))
             ws.next_seen_gen()
-        best_first_start(st, rel, params, ws.recs, ws.parent, ws.mcode, ws.heap, ws.table, ws.next_gen(), ctl, st,
-                      np.zeros(0, dtype=np.int64))
+        best_first_start(
+            st,
+            rel,
+            params,
+            ws.recs,
+            ws.parent,
+            ws.mcode,
+            ws.heap,
+            ws.table,
+            ws.next_gen(),
+            ctl,
+            st,
+            np.zeros(0, dtype=np.int64),
+        )
     ctl[C_ORDER] = order
     ctl[C_SECOND_AT] = SECOND_AT
     ctl[C_SEEN_GEN] = ws.seen_gen
@@ -195,9 +290,26 @@ def advance_search(rel: np.ndarray, params: np.ndarray, ws: Workspace, ctl: np.n
         flush_at = max(ws.sweep_parent.shape[0] - SWEEP_FLUSH_ROOM, 1)
         room = sweep_room(int(params[P_MAXNODES]))
         while ctl[C_OUTCOME] == RUNNING:
-            ws.recs, ws.lay, ws.rid, ws.sweep_heap, ws.sweep_fifo, ws.sweep_parent, ws.sweep_code, ws.table = sweep_search(
-                rel, params, ws.recs, ws.lay, ws.rid, ws.sweep_heap, ws.sweep_fifo, ws.sweep_parent, ws.sweep_code,
-                ws.table, ctl, room, SWEEP_TOTAL * int(params[P_MAXNODES]), flush_at, ws.sweep_ref, ws.sweep_frame)
+            ws.recs, ws.lay, ws.rid, ws.sweep_heap, ws.sweep_fifo, ws.sweep_parent, ws.sweep_code, ws.table = (
+                sweep_search(
+                    rel,
+                    params,
+                    ws.recs,
+                    ws.lay,
+                    ws.rid,
+                    ws.sweep_heap,
+                    ws.sweep_fifo,
+                    ws.sweep_parent,
+                    ws.sweep_code,
+                    ws.table,
+                    ctl,
+                    room,
+                    SWEEP_TOTAL * int(params[P_MAXNODES]),
+                    flush_at,
+                    ws.sweep_ref,
+                    ws.sweep_frame,
+                )
+            )
             want, ctl[C_WANT] = int(ctl[C_WANT]), 0
             if ctl[C_OUTCOME] != RUNNING:
                 break
@@ -211,7 +323,8 @@ def advance_search(rel: np.ndarray, params: np.ndarray, ws: Workspace, ctl: np.n
                 break
     else:
         ws.recs, ws.parent, ws.mcode, ws.heap, ws.heap2, ws.table = best_first_search(
-            rel, params, ws.recs, ws.parent, ws.mcode, ws.heap, ws.heap2, ws.table, ctl, ws.seen)
+            rel, params, ws.recs, ws.parent, ws.mcode, ws.heap, ws.heap2, ws.table, ctl, ws.seen
+        )
     ws.gen = int(ctl[C_GEN])
 
 
@@ -221,8 +334,15 @@ def _single_cards(rules: SolverRules, wanted: bool) -> int:
     return 1 if rules.single_card or (wanted and not rules.unlimited) else 0
 
 
-def _probe(start: np.ndarray, rel: np.ndarray, params: np.ndarray, rules: SolverRules, ws: Workspace,
-           streamlined: bool, budget: int) -> tuple[Workspace, np.ndarray, np.ndarray]:
+def _probe(
+    start: np.ndarray,
+    rel: np.ndarray,
+    params: np.ndarray,
+    rules: SolverRules,
+    ws: Workspace,
+    streamlined: bool,
+    budget: int,
+) -> tuple[Workspace, np.ndarray, np.ndarray]:
     """``budget`` expansions of a search from ``start`` in ws's probe tables, single cards: depth first (module
     docstring, "The probe"), or the streamlined search ("The streamlined search"); returns those tables, the
     probe's params and its ctl."""
@@ -311,9 +431,15 @@ def solve_state(st: np.ndarray, rel: np.ndarray, rules: SolverRules, ws: Workspa
         # the probes (docs/solvers.md): (guide's expansions when due, budget, streamlined), soonest first
         # (the streamlined one only where cards build in alternating colours: where they build in suit it has
         # no colour symmetry to use, and Baker's Game's row took 1.32x the expansions with it)
-        probes = sorted(p for p in ((STREAM_AT, STREAM_NODES, True), (PROBE_AT, PROBE_NODES, False))
-                        if p[0] > 0 and p[1] > 0 and (rules.build == BUILD_ALTERNATE or not p[2])
-                        ) if order == ORDER_GUIDE else []
+        probes = (
+            sorted(
+                p
+                for p in ((STREAM_AT, STREAM_NODES, True), (PROBE_AT, PROBE_NODES, False))
+                if p[0] > 0 and p[1] > 0 and (rules.build == BUILD_ALTERNATE or not p[2])
+            )
+            if order == ORDER_GUIDE
+            else []
+        )
         timed_out = False
         while ctl[C_OUTCOME] == RUNNING:
             stop = int(ctl[C_NODES]) + SLICE_NODES if limit > 0 else _NO_STOP
@@ -354,7 +480,7 @@ def solve_state(st: np.ndarray, rel: np.ndarray, rules: SolverRules, ws: Workspa
         sol = plugin_line
     elif won_ctl[C_OUTCOME] == WON and won_ctl[C_ORDER] in (ORDER_STREAMLINED, ORDER_LINE):  # its line is its stack
         scode = won_in.stack(int(won_ctl[C_ORDER]))[4]
-        sol = replay_line(start, rel, won_params, scode[:int(won_ctl[C_DEPTH]) + 1].copy())
+        sol = replay_line(start, rel, won_params, scode[: int(won_ctl[C_DEPTH]) + 1].copy())
         line_params = won_params.copy()
         line_params[P_SINGLE] = _single_cards(rules, False)
         sol = shortcut_line(start, rel, line_params, sol)
@@ -414,5 +540,5 @@ def solve_deal(deal: np.ndarray, rules: SolverRules, ws: Workspace | None = None
 def position_columns(st: np.ndarray, rules: SolverRules) -> tuple[list[list[int]], list[int], list[int]]:
     """(columns bottom first, cells, foundation heights) of a kernel position, for tests and traces."""
     cols = [[int(st[i * WIDTH + p]) for p in range(int(st[O_LEN + i]))] for i in range(rules.ncols)]
-    cells = [int(c) for c in st[O_CELL:O_CELL + rules.cells] if c != NOCARD]
-    return cols, cells, [int(x) for x in st[O_FND:O_FND + 4]]
+    cells = [int(c) for c in st[O_CELL : O_CELL + rules.cells] if c != NOCARD]
+    return cols, cells, [int(x) for x in st[O_FND : O_FND + 4]]

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import os
 import tempfile
-from dataclasses import dataclass
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import IO
 
 import numpy as np
@@ -80,8 +80,12 @@ class WaitingRuns:
         copied out of the records at once): ``keys`` ascending, and no lower than the part before; ``rids`` and
         the rows of ``recs`` go with them.  ``last`` ends the run."""
         if self._open is None:
-            self._open = (tempfile.TemporaryFile(prefix="patience-sweep-keys-"),
-                          tempfile.TemporaryFile(prefix="patience-sweep-run-"), 0, np.iinfo(np.int64).min)
+            self._open = (
+                tempfile.TemporaryFile(prefix="patience-sweep-keys-"),
+                tempfile.TemporaryFile(prefix="patience-sweep-run-"),
+                0,
+                np.iinfo(np.int64).min,
+            )
         key_file, data, n, prev = self._open
         m = int(keys.shape[0])
         if m:
