@@ -115,17 +115,44 @@ def newcombe_paired_interval(t: PairedTable, z: float = Z95) -> tuple[float, flo
     return (max(-1.0, lower), min(1.0, upper))
 
 
+EXACT_TERMS = 1 << 22  # up to this k every term of the CDF is summed; above it, only those that count
+
+
 def log_binom_cdf_half(k: int, m: int) -> float:
-    """Natural log of P(X <= k) for X ~ Bin(m, 1/2), exact in log space (no underflow)."""
+    """Natural log of P(X <= k) for X ~ Bin(m, 1/2), in log space (no underflow).
+
+    Up to ``EXACT_TERMS`` every term is summed.  Above, the terms from k down: each is the one above times
+    i / (m - i + 1) < 1, so once a term is e^-60 of the largest and the ratio r below it, everything left is
+    under that term times r / (1 - r), which is checked to be negligible (else the window doubles).  At 2 x 10^9
+    paired deals this takes milliseconds where summing 5 x 10^8 terms took 110 s and 4 GB; log C(m, k) then comes
+    from lgamma, good to about 1e-15 of m log m (a p-value's relative error of 1e-5 at m = 10^9)."""
     if k < 0:
         return -math.inf
     if k >= m:
         return 0.0
+    if k > EXACT_TERMS:
+        return _log_binom_cdf_half_window(k, m)
     i = np.arange(1, k + 1, dtype=np.float64)
     # log C(m, i) built up term by term: C(m, i) = C(m, i-1) * (m - i + 1) / i
     log_choose = np.concatenate(([0.0], np.cumsum(np.log(m - i + 1) - np.log(i))))
     top = log_choose.max()
     return float(top + math.log(np.exp(log_choose - top).sum()) - m * math.log(2.0))
+
+
+def _log_binom_cdf_half_window(k: int, m: int) -> float:
+    """:func:`log_binom_cdf_half` for large k: the terms k, k-1, ... while they count (see there)."""
+    top = math.lgamma(m + 1) - math.lgamma(k + 1) - math.lgamma(m - k + 1)  # log C(m, k)
+    width = 64 * math.isqrt(m) + 64
+    while True:
+        lo = max(0, k - width)
+        i = np.arange(k, lo, -1, dtype=np.float64)  # C(m, i - 1) = C(m, i) * i / (m - i + 1)
+        rel = np.concatenate(([0.0], np.cumsum(np.log(i) - np.log(m - i + 1))))  # log C(m, j) - top, j = k..lo
+        peak = rel.max()
+        total = peak + math.log(np.exp(rel - peak).sum())
+        r = lo / (m - lo + 1)
+        if lo == 0 or (rel[-1] - total < -60 and rel[-1] + math.log(r / (1 - r)) - total < -60):
+            return float(top + total - m * math.log(2.0))
+        width *= 2
 
 
 def mcnemar_exact_log10p(b: int, c: int) -> float:
