@@ -481,8 +481,8 @@ def _solve(
         final_lp = lp
     else:
         _encode(P[0], H[0], POS[0], kb)
-        slot, e, want = find_h(w, words_hash(w, KEY_WORDS), recs, table, gen, KEY_WORDS)
-        put(w, slot, want, recs, 0, table, KEY_WORDS)
+        slot, e, want = find_h(w, words_hash(w, KEY_WORDS), recs, table, gen)
+        put(w, slot, want, recs, 0, table)
         nrec = 1
         NM[0] = _gen_moves(P[0], H[0], POS[0], n, forced, compulsory, aces_only, lone, immediate, MOVES[0])
         NXT[0] = 0
@@ -559,7 +559,7 @@ def _solve(
                 break
             _encode(pl, hh, pos, kb)
             h = words_hash(w, KEY_WORDS)
-            slot, e, want = find_h(w, h, recs, table, gen, KEY_WORDS)
+            slot, e, want = find_h(w, h, recs, table, gen)
             if e >= 0:
                 continue
             if nrec >= max_nodes:
@@ -567,8 +567,8 @@ def _solve(
                 break
             if must_grow(recs, table, nrec):
                 recs, table = grown(recs, table, nrec, gen)
-                slot, e, want = find_h(w, h, recs, table, gen, KEY_WORDS)
-            put(w, slot, want, recs, nrec, table, KEY_WORDS)
+                slot, e, want = find_h(w, h, recs, table, gen)
+            put(w, slot, want, recs, nrec, table)
             nrec += 1
             POS[d1] = pos
             DISC[d1] = disc

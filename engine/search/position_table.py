@@ -83,11 +83,9 @@ def words_hash(w, n):
 
 
 @nb.njit(cache=True, inline="always")
-def find_h(w, h, recs, table, gen, width=0):
+def find_h(w, h, recs, table, gen):
     """Probe for position w of hash h: (its slot or the free slot where it would go, its record index or -1,
-    the stamp and tag an entry for it carries).  A caller that passes its record ``width`` as a constant lets
-    the comparison of words unroll (0: ``recs.shape[1]``)."""
-    nw = recs.shape[1] if width == 0 else width
+    the stamp and tag an entry for it carries)."""
     mask = table.shape[0] - 1
     slot = np.int64(h & np.uint64(mask))
     g = np.uint64(gen)
@@ -99,7 +97,7 @@ def find_h(w, h, recs, table, gen, width=0):
         if (ent >> np.uint64(32)) == want:
             e = np.int64(ent & np.uint64(0xFFFFFFFF))
             same = True
-            for t in range(nw):
+            for t in range(recs.shape[1]):
                 if recs[e, t] != w[t]:
                     same = False
                     break
@@ -109,11 +107,10 @@ def find_h(w, h, recs, table, gen, width=0):
 
 
 @nb.njit(cache=True, inline="always")
-def put(w, slot, want, recs, nrec, table, width=0):
-    """Store position w as record nrec in the free slot ``slot`` that :func:`find_h` gave with ``want``
-    (``width`` as for :func:`find_h`)."""
+def put(w, slot, want, recs, nrec, table):
+    """Store position w as record nrec in the free slot ``slot`` that :func:`find_h` gave with ``want``."""
     table[slot] = (want << np.uint64(32)) | np.uint64(nrec)
-    for t in range(recs.shape[1] if width == 0 else width):
+    for t in range(recs.shape[1]):
         recs[nrec, t] = w[t]
 
 
