@@ -123,9 +123,9 @@ def log_binom_cdf_half(k: int, m: int) -> float:
 
     Up to ``EXACT_TERMS`` every term is summed.  Above, the terms from k down: each is the one above times
     i / (m - i + 1) < 1, so once a term is e^-60 of the largest and the ratio r below it, everything left is
-    under that term times r / (1 - r), which is checked to be negligible (else the window doubles).  At 2 x 10^9
-    paired deals this takes milliseconds where summing 5 x 10^8 terms took 110 s and 4 GB; log C(m, k) then comes
-    from lgamma, good to about 1e-15 of m log m (a p-value's relative error of 1e-5 at m = 10^9)."""
+    under that term times r / (1 - r), which is checked to be negligible (else the window doubles), so a
+    comparison of billions of paired deals sums some 10^6 terms, not 10^9; log C(m, k) then comes from lgamma,
+    good to about 1e-15 of m log m (a p-value's relative error of 1e-5 at m = 10^9)."""
     if k < 0:
         return -math.inf
     if k >= m:
