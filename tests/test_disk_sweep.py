@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import json
 import os
@@ -285,13 +286,26 @@ def _penguin_won_on_disk():
     return deal, rules, st, rel, osol.sweep_params(srules), osol.frees_levels(srules)
 
 
+PENGUIN_ROWS = {"memory_rows": 2_000, "dedup_rows": 500}  # parts written out, candidates deduplicated in groups
+
+
+@functools.cache
+def _penguin_swept_by_one_thread(piece: int):
+    """Penguin seed 1 deal 0 swept on disk by one thread (PENGUIN_ROWS) in pieces of ``piece`` records (the piece
+    size changes how many rows go to files): the search the paused and the threaded sweeps must make, worked out
+    once (about 10 s) for the tests that compare with it."""
+    _, _, st, rel, params, frontier = _penguin_won_on_disk()
+    assert ds.PIECE == piece
+    return ds.disk_sweep(st, rel, params, frontier, 10**7, **PENGUIN_ROWS)
+
+
 def test_a_win_resumed_has_the_line_of_the_win_never_paused(tmp_path):
     """Penguin seed 1 deal 0, won by the sweep on disk in 238,632 expansions over 29,354 levels: paused every
     997th level and resumed, it is won with the very same line (the positions are numbered and linked as if
     never paused, the links read back from the checkpoint's file), and the checker replays it."""
     deal, rules, st, rel, params, frontier = _penguin_won_on_disk()
-    plain = ds.disk_sweep(st, rel, params, frontier, 10**7, memory_rows=2_000)
-    resumed, pauses = _paused_every_level(tmp_path, st, rel, params, frontier, every=997, memory_rows=2_000)
+    plain = _penguin_swept_by_one_thread(ds.PIECE)
+    resumed, pauses = _paused_every_level(tmp_path, st, rel, params, frontier, every=997, **PENGUIN_ROWS)
     assert plain.outcome == resumed.outcome == WON and pauses == 29_354 // 997
     assert (resumed.nodes, resumed.stored, resumed.written) == (plain.nodes, plain.stored, plain.written)
     assert resumed.nodes == 238_632 and resumed.codes.tolist() == plain.codes.tolist()
@@ -324,9 +338,8 @@ def test_threads_make_the_same_search(monkeypatch, piece):
             one.peak_level,
         )
     deal, rules, st, rel, params, frontier = _penguin_won_on_disk()
-    kw = {"memory_rows": 2_000, "dedup_rows": 500}  # a level's candidates deduplicated in many groups
-    one = ds.disk_sweep(st, rel, params, frontier, 10**7, **kw)
-    two = ds.disk_sweep(st, rel, params, frontier, 10**7, threads=2, **kw)
+    one = _penguin_swept_by_one_thread(piece)  # a level's candidates deduplicated in many groups
+    two = ds.disk_sweep(st, rel, params, frontier, 10**7, threads=2, **PENGUIN_ROWS)
     assert one.outcome == two.outcome == WON and one.nodes == 238_632
     assert (two.nodes, two.stored, two.written) == (one.nodes, one.stored, one.written)
     assert two.codes.tolist() == one.codes.tolist()

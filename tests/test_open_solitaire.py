@@ -19,6 +19,7 @@ from collections.abc import Callable
 
 import numpy as np
 import open_solver as osol
+import plain_verdicts
 import pytest
 
 from engine.cards import DECK_52, parse_card, parse_cards
@@ -310,7 +311,7 @@ def _random_position(rng: random.Random):
 def _solver_agrees_with_exhaustive(layout, rrules, srules, base: int, limit: int) -> bool | None:
     """The plain exhaustive search's verdict on a position (None when it needs more than ``limit`` positions),
     after asserting that the solver's verdict is the same and that the solver's win replays in the checker."""
-    truth = ref.exhaustive_verdict(layout, rrules, limit)
+    truth = plain_verdicts.open_verdict(layout, rrules, limit)
     if truth is None:
         return None
     st, rel = osol.make_position(layout.columns, [c for c in layout.cells if c is not None], layout.foundations, base)
@@ -843,7 +844,7 @@ def test_point_3c_agrees_with_a_plain_exhaustive_search_in_king_albert(move_unit
             klayout = kref.Layout(
                 columns, reserve + [None] * (kref.RESERVE_SIZE["king_albert"] - len(reserve)), list(layout.foundations)
             )
-            truth = kref.exhaustive_verdict(klayout, rrules, 4_000)
+            truth = plain_verdicts.king_albert_verdict(klayout, rrules, 4_000)
             if truth is None:
                 continue
             tried += 1

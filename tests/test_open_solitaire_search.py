@@ -11,6 +11,7 @@ import random
 
 import numpy as np
 import open_solver as osol
+import plain_verdicts
 import pytest
 
 from engine.cards import DECK_52
@@ -641,7 +642,7 @@ def test_the_streamlined_search_wins_only_won_positions_and_never_says_unsolvabl
         if made is None:
             continue
         layout, rrules, srules = made
-        truth = ref.exhaustive_verdict(layout, rrules, 5_000)
+        truth = plain_verdicts.open_verdict(layout, rrules, 5_000)
         if truth is None:
             continue
         st, rel = osol.make_position(
