@@ -505,7 +505,53 @@ def studies_parts() -> dict[str, str]:
         "reference-keys": "\n".join(ref_rows) + "\n",
         "variant-keys": "\n".join(games) + "\n",
         "batch-size-default": f"`{config.DEFAULT_BATCH_SIZE:,}`",
+        "study-limits": study_limits(),
     }
+
+
+def study_limits() -> str:
+    """The bounds the validator puts on every study, one bullet each, from pipeline/config.py's constants."""
+    from pipeline import config as c
+
+    return "\n".join(
+        [
+            f"- The study file: a regular file of at most {c.MAX_STUDY_BYTES:,} bytes; YAML nested at most "
+            f"{c.MAX_YAML_DEPTH} levels deep, with at most {c.MAX_YAML_ALIASES:,} aliases (`*name`) and at most "
+            f'{c.MAX_YAML_NODES:,} nodes once they are expanded (a "billion laughs" file is refused at once).',
+            f"- At most {c.MAX_VARIANTS:,} variants, `variants` and `grid` together: a grid's size is the product of "
+            "its lists' lengths, checked before any variant is made, and the refusal names each axis.",
+            f"- `deals`: at most {c.MAX_DEALS:,} per variant; and at most {c.MAX_UNITS:,} work units (variants x "
+            "chunks of `batch_size`).",
+            f"- `deals_file`: a regular file (not a FIFO or a device) of at most {c.MAX_DEALS_FILE_BYTES:,} bytes.",
+            f"- `microsoft_deals`: at most {c.MAX_MICROSOFT_DEALS:,} deal numbers, counted from the ranges "
+            "before any is listed.",
+            "- `reference` figures: finite numbers (not `.nan` or `.inf`).",
+        ]
+    )
+
+
+def command_limits() -> str:
+    """The bounds of `patience query` and `patience plan`, from the constants the commands use."""
+    from pipeline.report import QUERY_MAX_PARQUET_ROWS, QUERY_MAX_ROWS
+    from pipeline.sample_sizes import HALFWIDTH_MIN
+
+    return "\n".join(
+        [
+            f"- `patience query`: a result holds at most {QUERY_MAX_ROWS:,} rows (`--limit`, the rows the table "
+            f"shows, is 1 to that), or {QUERY_MAX_PARQUET_ROWS:,} with `--format parquet --output FILE`, which "
+            "polars streams to the file. A larger result (a join that multiplies rows) is refused with exit code "
+            "2 within seconds, and no file is left: the limit is pushed into the query, so polars stops one row "
+            "past it. The bound is on rows because polars has no memory limit a process can set and survive. For "
+            "larger tables read the parts with polars or DuckDB ([Querying results](querying.md)).",
+            f"- `patience plan --halfwidth`: at least {HALFWIDTH_MIN:g}. Smaller ones soon ask for more deals than "
+            "2^53, the largest count a float holds exactly (10^-8 asks for 9.6 x 10^15 at p = 0.5), and 1e-200 "
+            "squared is 0 in a float.",
+            "- `run --out`: a path under a regular file, or on a read-only file system, is refused naming it, even "
+            "for a finished run with nothing to do; so is a file named `_tmp` in it, while a `_tmp/` that a failed "
+            "start left (nothing in it but temporary files) does not block the next run.",
+            "- Study files: see [Studies, Limits](studies.md#limits).",
+        ]
+    )
 
 
 # --- commands ---------------------------------------------------------------------------------------------------
@@ -586,6 +632,9 @@ write("games/index.md", games_index(), "gen_pages.py")
 add_games_to_nav()
 
 fill("studies.md", studies_parts())
-fill("commands.md", {"command-summary": command_summary(), "commands": commands_part()})
+fill(
+    "commands.md",
+    {"command-summary": command_summary(), "commands": commands_part(), "command-limits": command_limits()},
+)
 fill("results.md", {"results-table": results_by_game(ROWS)})
 fix_root_links()

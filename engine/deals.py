@@ -174,9 +174,12 @@ def microsoft_deal(number: int) -> np.ndarray:
     return out
 
 
-def parse_number_ranges(text: str) -> list[int]:
-    """Parse ``"1-1000,11982"`` into a sorted list of distinct numbers."""
-    out: set[int] = set()
+def number_ranges(text: str) -> list[tuple[int, int]]:
+    """Parse ``"1-1000,11982"`` into sorted, disjoint, inclusive ranges ``[(1, 1000), (11982, 11982)]``.
+
+    Nothing is expanded, so a caller can check the bounds and the count of ``"1-2147483647"`` first.
+    """
+    spans: list[tuple[int, int]] = []
     for part in str(text).split(","):
         part = part.strip()
         if not part:
@@ -186,7 +189,31 @@ def parse_number_ranges(text: str) -> list[int]:
             lo, hi = int(lo_s), int(hi_s)
             if lo > hi:
                 raise ValueError(f"range {part!r} runs backwards")
-            out.update(range(lo, hi + 1))
         else:
-            out.add(int(part))
-    return sorted(out)
+            lo = hi = int(part)
+        spans.append((lo, hi))
+    spans.sort()
+    merged: list[tuple[int, int]] = []
+    for lo, hi in spans:
+        if merged and lo <= merged[-1][1] + 1:  # overlapping or adjacent: one range
+            merged[-1] = (merged[-1][0], max(merged[-1][1], hi))
+        else:
+            merged.append((lo, hi))
+    return merged
+
+
+def count_numbers(ranges: list[tuple[int, int]]) -> int:
+    """How many numbers the ranges of :func:`number_ranges` hold."""
+    return sum(hi - lo + 1 for lo, hi in ranges)
+
+
+MAX_LISTED_NUMBERS = 10_000_000  # a list of 10^7 Python ints is about 400 MB: more is refused, never built
+
+
+def parse_number_ranges(text: str, limit: int = MAX_LISTED_NUMBERS) -> list[int]:
+    """Parse ``"1-1000,11982"`` into a sorted list of distinct numbers; ValueError beyond ``limit`` of them."""
+    ranges = number_ranges(text)
+    count = count_numbers(ranges)
+    if count > limit:
+        raise ValueError(f"{text[:40]!r} holds {count:,} numbers, more than {limit:,}")
+    return [n for lo, hi in ranges for n in range(lo, hi + 1)]

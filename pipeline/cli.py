@@ -103,7 +103,10 @@ def _choice(option: str, value: str, allowed: tuple[str, ...]) -> str:
     return value
 
 
-def _output_target(output: Path | None) -> None:
+def _output_target(output: Path | None, *run_dirs: str | None) -> None:
+    from pipeline.integrity import refuse_output_inside
+
+    refuse_output_inside(output, run_dirs)  # nothing but `patience run` writes inside a run folder
     if output is not None and output.is_dir():
         raise BadInput(f"option --output: {output} is a folder; allowed: a file path")
     if output is not None and not output.parent.exists():
@@ -143,6 +146,14 @@ def run(
     num_cpus: Annotated[str | None, typer.Option(metavar="INT", help="CPUs of the local Ray instance")] = None,
     batch_size: Annotated[str | None, typer.Option(metavar="INT", help="deals per work unit")] = None,
     fresh: Annotated[bool, typer.Option("--fresh", help="clear a results folder made by a different config")] = False,
+    repair: Annotated[
+        bool,
+        typer.Option(
+            "--repair",
+            help="hash every finished part and rebuild run.json from the study, the unit log and the parts "
+            "(a damaged run.json is rebuilt without it)",
+        ),
+    ] = False,
     set_: SetOpt = None,
 ) -> None:
     """Play every variant of a study on the same deals; write Parquet results and print the report."""
@@ -162,7 +173,7 @@ def run(
     from pipeline.report import RENDERERS, build_report, report_from_totals
     from pipeline.runner import run_study
 
-    outcome = run_study(st, out_dir, backend=backend, address=address, num_cpus=cpus, fresh=fresh)
+    outcome = run_study(st, out_dir, backend=backend, address=address, num_cpus=cpus, fresh=fresh, repair=repair)
     summary = None
     if outcome.units_run == 0 and outcome.units_skipped == outcome.units_total:
         typer.echo(f"nothing to do: all {outcome.units_total:,} units already done; results in {out_dir}", err=True)
@@ -252,7 +263,7 @@ def report(
     from pipeline.report import RENDERERS, build_report
 
     _choice("--format", format, REPORT_FORMATS)
-    _output_target(output)
+    _output_target(output, run_dir)
     with _reading(run_dir):
         if format == "html":
             from pipeline.html_report import render_html
@@ -284,17 +295,20 @@ def query(
     """SQL over the per-deal results (table `deals`: deal, variant, outcome, won, rounds, moves, cards_left, ...)."""
     import polars as pl
 
-    from pipeline.report import run_query
+    from pipeline.report import QUERY_MAX_ROWS, run_query, write_query_parquet
 
     _choice("--format", format, QUERY_FORMATS)
-    _output_target(output)
+    if not 1 <= limit <= QUERY_MAX_ROWS:
+        raise BadInput(f"option --limit: value {limit} is out of range; allowed: an integer in 1..{QUERY_MAX_ROWS:,}")
+    _output_target(output, run_dir)
     if format == "parquet" and output is None:
         raise BadInput("option --format parquet: needs --output FILE; allowed: --output results.parquet")
+    if format == "parquet":  # streamed to the file, never held whole
+        with _reading(run_dir):
+            write_query_parquet(run_dir, sql, output)
+        return
     with _reading(run_dir):
         df = run_query(run_dir, sql)
-    if format == "parquet":
-        df.write_parquet(output)
-        return
     if format == "csv":
         text = df.write_csv()
     elif format == "json":
@@ -333,7 +347,7 @@ def compare(
     from pipeline.paired import compare_command
 
     _choice("--format", format, COMPARE_FORMATS)
-    _output_target(output)
+    _output_target(output, run_dir, run_b)
     with _reading(run_dir, run_b):
         text = COMPARE_RENDERERS[format](compare_command(run_dir, run_b, baseline, variant))
     _emit(text, output)
@@ -376,6 +390,9 @@ def verify(
     show: Annotated[
         str, typer.Option("--show", metavar="INT", help="refusals and part problems listed (the rest are counted)")
     ] = "20",
+    full: Annotated[
+        bool, typer.Option("--full", help="replay every fixed-strategy row by the kernel (else a sample of each part)")
+    ] = False,
 ) -> None:
     """Check every part against the manifest and replay every stored solution by the reference; exit 1 on a failure."""
     from pipeline.verify import render, verify_run
@@ -395,7 +412,7 @@ def verify(
             transient=True,
         )
     if bar is None:
-        result = verify_run(run_dir, show=limit)
+        result = verify_run(run_dir, show=limit, full=full)
     else:
         with bar:
             task = bar.add_task("verify", total=None)
@@ -403,7 +420,7 @@ def verify(
             def step(done: int, total: int) -> None:
                 bar.update(task, completed=done, total=total)
 
-            result = verify_run(run_dir, show=limit, on_unit=step)
+            result = verify_run(run_dir, show=limit, on_unit=step, full=full)
     typer.echo(render(result), nl=False)
     if not result.ok:
         raise typer.Exit(1)

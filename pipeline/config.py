@@ -13,7 +13,10 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import math
+import os
 import re
+import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +27,7 @@ import numpy as np
 import yaml
 
 from engine import ENGINE_VERSION
-from engine.deals import U64_MAX, DealError, parse_deal, parse_number_ranges
+from engine.deals import MAX_LISTED_NUMBERS, U64_MAX, DealError, count_numbers, number_ranges, parse_deal
 from engine.registry import GameSpec, game_names, get_game
 from engine.rules import RuleError, parse_assignment, rules_dict
 from pipeline.errors import BadInput
@@ -50,8 +53,19 @@ REFERENCE_KEYS = {
     "context": "true when the figure's rules were never stated: shown beside ours as context, with no verdict",
 }
 DEFAULT_BATCH_SIZE = 10_000
-DEAL_INDEX_MAX = (1 << 63) - 1  # the `deal` column is int64
 MICROSOFT_MAX = (1 << 31) - 1
+
+# Every input is bounded, so that no study can crash or hang `validate` or `run` (issue 54): each cap is
+# far above what a real study uses and far below what would exhaust a laptop.
+MAX_STUDY_BYTES = 1 << 20  # a study is a page of YAML (the largest in configs/ is under 3 KB)
+MAX_YAML_DEPTH = 32  # a study nests 4 levels (variants > name > switch > value); Python recursion is safe to 32
+MAX_YAML_ALIASES = 1_000  # anchors reuse a block a few times; thousands of aliases are an attack, not a study
+MAX_YAML_NODES = 1_000_000  # nodes once aliases are expanded: a billion-laughs file would expand to 10^9
+MAX_VARIANTS = 10_000  # each variant is a folder of parts and a row of every report; validate checks each
+MAX_DEALS = 10**12  # per variant: over 100 core-days of the fastest game (10^5 deals/s), counts exact in int64
+MAX_UNITS = 10**8  # the driver keeps one byte per unit, and resume lists one part file per unit
+MAX_DEALS_FILE_BYTES = 16 << 20  # about 100,000 deals of 52 cards, every line checked in Python (about 5 s)
+MAX_MICROSOFT_DEALS = MAX_LISTED_NUMBERS  # held in memory, and every reader of the run lists them again
 STUDY_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 STUDY_NAME_ALLOWED = "letters, digits, '.', '_' and '-', starting with a letter or digit (it names a folder)"
 
@@ -183,19 +197,174 @@ def _index_nodes(node: yaml.Node, path: tuple, lines: dict[tuple, int], where: s
             _index_nodes(item, path + (i,), lines, where)
 
 
+def read_regular_file(path: Path, limit: int) -> bytes:
+    """The bytes of ``path``, which must be a regular file of at most ``limit`` bytes (ValueError otherwise).
+
+    Opened without blocking and checked before reading, so a FIFO with no writer cannot hang the command, and
+    read no further than ``limit``, so ``/dev/zero`` or a huge file cannot exhaust memory.  OSError as ``open``.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise ValueError(f"is {_file_kind(mode)}, not a regular file")
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    finally:
+        os.close(fd)
+    if size > limit:
+        raise ValueError(f"is larger than {limit:,} bytes")
+    return b"".join(chunks)
+
+
+def _file_kind(mode: int) -> str:
+    for test, kind in (
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return kind
+    return "not a file"
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """PyYAML's safe loader that refuses, while composing, nesting deeper than MAX_YAML_DEPTH (PyYAML's composer
+    recurses, so deep nesting would end in RecursionError) and more than MAX_YAML_ALIASES aliases."""
+
+    def __init__(self, stream: str, where: str):
+        super().__init__(stream)
+        self.where, self.depth, self.aliases, self.field = where, 0, 0, ""
+
+    def compose_node(self, parent, index):
+        line = self.peek_event().start_mark.line + 1
+        if self.depth == 1 and isinstance(index, yaml.ScalarNode):  # a top-level key's value: name it in errors
+            self.field = f"field '{index.value}': "
+        if self.check_event(yaml.AliasEvent):
+            self.aliases += 1
+            if self.aliases > MAX_YAML_ALIASES:
+                raise BadInput(
+                    f"{self.where}, line {line}: {self.field}more than {MAX_YAML_ALIASES:,} YAML aliases (*name); "
+                    f"allowed: at most {MAX_YAML_ALIASES:,}"
+                )
+            return super().compose_node(parent, index)
+        self.depth += 1
+        if self.depth > MAX_YAML_DEPTH:
+            raise BadInput(
+                f"{self.where}, line {line}: {self.field}YAML nested more than {MAX_YAML_DEPTH} levels deep; "
+                f"allowed: at most {MAX_YAML_DEPTH} levels (a study needs 4)"
+            )
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+
+
+def _expanded_size(node: yaml.Node, memo: dict[int, tuple[int, int]], open_: set[int]) -> tuple[int, int]:
+    """(nodes, levels) of ``node`` once its aliases are expanded, each shared node counted wherever it is used.
+
+    Shared nodes are measured once (``memo``), so this costs the size of the file, not of the expansion.  An
+    alias always names a node composed before it, so recursion follows the file's own nesting; an alias to
+    a node that holds it (``open_``) would expand forever.
+    """
+    key = id(node)
+    if key in memo:
+        return memo[key]
+    if key in open_:
+        raise _Recursive(node)
+    open_.add(key)
+    if isinstance(node, yaml.MappingNode):
+        children = [n for pair in node.value for n in pair]
+    elif isinstance(node, yaml.SequenceNode):
+        children = list(node.value)
+    else:
+        children = []
+    sizes = [_expanded_size(c, memo, open_) for c in children]
+    open_.discard(key)
+    memo[key] = (1 + sum(n for n, _ in sizes), 1 + max((d for _, d in sizes), default=0))
+    return memo[key]
+
+
+class _Recursive(Exception):
+    """A YAML alias inside the node it names."""
+
+    def __init__(self, node: yaml.Node):
+        super().__init__()
+        self.node = node
+
+
+def _check_expansion(node: yaml.Node, where: str) -> None:
+    """BadInput when the document, its aliases expanded, exceeds MAX_YAML_NODES nodes or MAX_YAML_DEPTH levels
+    (named by its largest top-level key), or holds an alias to a node that contains it."""
+    memo: dict[int, tuple[int, int]] = {}
+    try:
+        nodes, levels = _expanded_size(node, memo, set())
+    except _Recursive as exc:
+        raise BadInput(
+            f"{where}, line {exc.node.start_mark.line + 1}: a YAML alias refers to the node that holds it; "
+            "allowed: aliases to blocks defined before and outside them"
+        ) from None
+    if nodes <= MAX_YAML_NODES and levels <= MAX_YAML_DEPTH:
+        return
+    pairs = node.value if isinstance(node, yaml.MappingNode) else []
+    worst = max(pairs, key=lambda kv: memo[id(kv[1])], default=None)
+    loc, field_ = where, ""
+    if worst is not None and isinstance(worst[0], yaml.ScalarNode):
+        loc, field_ = f"{where}, line {worst[0].start_mark.line + 1}", f"field '{worst[0].value}': "
+    if nodes > MAX_YAML_NODES:
+        raise BadInput(
+            f"{loc}: {field_}expands to {nodes:,} YAML nodes once its aliases (*name) are expanded; "
+            f"allowed: at most {MAX_YAML_NODES:,}"
+        )
+    raise BadInput(
+        f"{loc}: {field_}nests {levels} levels deep once its aliases (*name) are expanded; "
+        f"allowed: at most {MAX_YAML_DEPTH} levels (a study needs 4)"
+    )
+
+
+def _parse_yaml(text: str, where: str) -> tuple[Any, dict[tuple, int]]:
+    """The document and the line of every key, composed once, every bound checked before it is constructed.
+
+    Lines are indexed before construction, which flattens merge keys (``<<: *base``) into the mapping.
+    """
+    loader = _BoundedLoader(text, where)
+    try:
+        node = loader.get_single_node()
+        lines: dict[tuple, int] = {}
+        if node is None:
+            return None, lines
+        _check_expansion(node, where)
+        if isinstance(node, yaml.MappingNode):
+            _index_nodes(node, (), lines, where)
+        return loader.construct_document(node), lines
+    finally:
+        loader.dispose()
+
+
 def _read_yaml(path: Path) -> tuple[dict[str, Any], str, ErrorLocation]:
     where = str(path)
     if not path.exists():
         raise BadInput(f"{where}: no such study file; allowed: a path to a YAML study (e.g. configs/quickstart.yaml)")
     if path.is_dir():
         raise BadInput(f"{where}: is a folder; allowed: a path to a YAML study file")
+    allowed = f"a YAML study file of at most {MAX_STUDY_BYTES:,} bytes"
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BadInput(f"{where}: cannot be read as UTF-8 text ({exc}); allowed: a YAML study file") from None
+        text = read_regular_file(path, MAX_STUDY_BYTES).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BadInput(f"{where}: cannot be read as UTF-8 text ({exc}); allowed: {allowed}") from None
+    except ValueError as exc:
+        raise BadInput(f"{where}: {exc}; allowed: {allowed}") from None
+    except OSError as exc:
+        raise BadInput(f"{where}: cannot be read ({exc.strerror or exc}); allowed: {allowed}") from None
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+        data, lines = _parse_yaml(text, where)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         loc = f"{where}, line {mark.line + 1}" if mark is not None else where
@@ -206,8 +375,6 @@ def _read_yaml(path: Path) -> tuple[dict[str, Any], str, ErrorLocation]:
         raise BadInput(
             f"{where}: the study is {kind}, not a mapping; allowed: a mapping of {', '.join(TOP_LEVEL_KEYS)}"
         )
-    lines: dict[tuple, int] = {}
-    _index_nodes(node, (), lines, where)
     return data, text, ErrorLocation(where, lines)
 
 
@@ -215,7 +382,7 @@ def _read_yaml(path: Path) -> tuple[dict[str, Any], str, ErrorLocation]:
 
 
 def _int(w: ErrorLocation, fld: tuple, value: Any, lo: int, hi: int) -> int:
-    allowed = f"an integer in {lo}..{hi}" if hi < U64_MAX else f"an integer in {lo}..2^64-1"
+    allowed = f"an integer in {lo}..{hi:,}" if hi < U64_MAX else f"an integer in {lo}..2^64-1"
     if isinstance(value, bool) or not isinstance(value, int):
         w.fail(fld, f"value {_show(value)} is not an integer", allowed)
     if not lo <= value <= hi:
@@ -226,6 +393,8 @@ def _int(w: ErrorLocation, fld: tuple, value: Any, lo: int, hi: int) -> int:
 def _number(w: ErrorLocation, fld: tuple, value: Any, lo: float, hi: float | None, allowed: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         w.fail(fld, f"value {_show(value)} is not a number", allowed)
+    if not math.isfinite(value):  # YAML's .nan and .inf would be written into run.json as NaN and Infinity
+        w.fail(fld, f"value {_show(value)} is not a finite number", allowed)
     if value < lo or (hi is not None and value > hi):
         w.fail(fld, f"value {value} is out of range", allowed)
     return float(value)
@@ -287,6 +456,7 @@ def load_study(
 
     overrides_cli = parse_sets(game, sets)
     variants = _variants(data, w, game, overrides_cli)
+    _check_units(w, source, bs, len(variants))
     reference = _reference(data, w, variants)
     return Study(
         name=name,
@@ -318,9 +488,9 @@ def _deal_source(
             raise BadInput(f"option --deals: applies only to seeded studies, not to {kind!r}; allowed: no --deals")
 
     if kind == "deals":
-        count = _int(w, ("deals",), data["deals"], 1, DEAL_INDEX_MAX)
+        count = _int(w, ("deals",), data["deals"], 1, MAX_DEALS)
         if deals is not None:
-            count = _int(ErrorLocation("option --deals", {}), (), deals, 1, DEAL_INDEX_MAX)
+            count = _int(ErrorLocation("option --deals", {}), (), deals, 1, MAX_DEALS)
         s = _int(w, ("seed",), data.get("seed", 0), 0, U64_MAX)
         if seed is not None:
             s = _int(ErrorLocation("option --seed", {}), (), seed, 0, U64_MAX)
@@ -350,16 +520,20 @@ def _deal_source(
             f"the deal sources of {game.name}: {', '.join(sorted(game.deal_sources))}",
         )
     ranges = str(value).strip() if isinstance(value, (str, int)) and not isinstance(value, bool) else None
-    allowed_ms = f'numbers and ranges in 1..{MICROSOFT_MAX}, e.g. "1-1000,11982"'
+    allowed_ms = f'numbers and ranges in 1..{MICROSOFT_MAX}, e.g. "1-1000,11982", at most {MAX_MICROSOFT_DEALS:,} deals'
     if ranges is None:
         w.fail(("microsoft_deals",), f"value {_show(value)} is not a list of deal numbers", allowed_ms)
+    shown = ranges if len(ranges) <= 60 else ranges[:57] + "..."
     try:
-        numbers = parse_number_ranges(ranges)
+        spans = number_ranges(ranges)  # checked before anything is expanded
     except ValueError as exc:
-        w.fail(("microsoft_deals",), f"value {ranges!r} is malformed ({exc})", allowed_ms)
-    if not numbers or numbers[0] < 1 or numbers[-1] > MICROSOFT_MAX:
-        w.fail(("microsoft_deals",), f"value {ranges!r} is out of range", allowed_ms)
-    arr = np.asarray(numbers, dtype=np.int64)
+        w.fail(("microsoft_deals",), f"value {shown!r} is malformed ({exc})", allowed_ms)
+    if spans[0][0] < 1 or spans[-1][1] > MICROSOFT_MAX:
+        w.fail(("microsoft_deals",), f"value {shown!r} is out of range", allowed_ms)
+    count = count_numbers(spans)
+    if count > MAX_MICROSOFT_DEALS:
+        w.fail(("microsoft_deals",), f"value {shown!r} names {count:,} deals, too many", allowed_ms)
+    arr = np.concatenate([np.arange(lo, hi + 1, dtype=np.int64) for lo, hi in spans])
     return DealSource(kind="microsoft", count=len(arr), ranges=ranges, numbers=arr)
 
 
@@ -367,10 +541,12 @@ def read_deals_lines(file: Path, game: GameSpec, w: ErrorLocation) -> list[str]:
     """The deal lines of a deals file, every one checked (errors name the file and the line)."""
     if not file.exists() or file.is_dir():
         w.fail(("deals_file",), f"{file}: no such deals file", "a path to a deals file, relative to the study")
+    allowed = f"a regular UTF-8 text file of at most {MAX_DEALS_FILE_BYTES:,} bytes, one deal per line"
     try:
-        text = file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        w.fail(("deals_file",), f"{file}: cannot be read ({exc})", "a UTF-8 text file, one deal per line")
+        text = read_regular_file(file, MAX_DEALS_FILE_BYTES).decode("utf-8")
+    except (OSError, ValueError) as exc:  # ValueError: not a regular file, too large, or not UTF-8
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        w.fail(("deals_file",), f"{file}: cannot be read ({why})", allowed)
     lines = []
     for lineno, line in enumerate(text.splitlines(), start=1):
         s = line.strip()
@@ -414,6 +590,8 @@ def _variants(data: dict, w: ErrorLocation, game: GameSpec, cli: dict[str, Any])
             f"value {_show(raw)} is not a mapping",
             "a mapping: variant name -> {preset: ..., switch: value}",
         )
+    if raw and len(raw) > MAX_VARIANTS:
+        w.fail(("variants",), f"{len(raw):,} variants, too many", f"at most {MAX_VARIANTS:,} variants in a study")
     for vname, body in (raw or {}).items():
         fld = ("variants", vname)
         if not isinstance(vname, str) or not vname.strip() or len(vname) > 200 or any(ord(c) < 32 for c in vname):
@@ -459,6 +637,7 @@ def _variants(data: dict, w: ErrorLocation, game: GameSpec, cli: dict[str, Any])
                             switches[key].allowed(),
                         )
             axes.append([(key, v) for v in values])
+        _check_grid_size(w, grid, len(specs))  # before a single combination is made
         for combo in itertools.product(*axes):
             vname = ",".join(f"{k}={_value_text(v)}" for k, v in combo)
             preset = next((v for k, v in combo if k == "preset"), None)
@@ -490,6 +669,34 @@ def _variants(data: dict, w: ErrorLocation, game: GameSpec, cli: dict[str, Any])
             w.fail(fld, str(exc))
         variants[vname] = Variant(name=vname, preset=preset, overrides=merged, rules=rules)
     return variants
+
+
+def _check_grid_size(w: ErrorLocation, grid: dict[str, list], named: int) -> None:
+    """BadInput naming the axes and their product when the grid (with ``named`` variants beside it) would make
+    more than MAX_VARIANTS variants: checked from the lists' lengths, before any combination is made."""
+    product = math.prod(len(values) for values in grid.values())
+    if product + named <= MAX_VARIANTS:
+        return
+    axes = " x ".join(f"{key} ({len(values)})" for key, values in grid.items())
+    besides = f" (and {named:,} in 'variants')" if named else ""
+    w.fail(
+        ("grid",),
+        f"{axes} = {product:,} variants{besides}, too many",
+        f"at most {MAX_VARIANTS:,} variants in a study: fewer values per switch, or several studies",
+    )
+
+
+def _check_units(w: ErrorLocation, source: DealSource, batch_size: int, variants: int) -> None:
+    """BadInput when the study would make more than MAX_UNITS work units (variants x chunks of batch_size)."""
+    chunks = -(-source.count // batch_size)
+    if variants * chunks <= MAX_UNITS:
+        return
+    w.fail(
+        ("batch_size",),
+        f"{variants:,} variant{'s' * (variants != 1)} x {chunks:,} chunks of {batch_size:,} deals = "
+        f"{variants * chunks:,} work units, too many",
+        f"at most {MAX_UNITS:,} work units: a larger batch_size (up to 10,000,000), fewer deals or variants",
+    )
 
 
 def _reference(data: dict, w: ErrorLocation, variants: dict[str, Variant]) -> dict[str, dict[str, Any]]:

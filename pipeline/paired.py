@@ -396,6 +396,11 @@ def compare_run(
     names = declared + [v for v in states if v not in declared]
     if not names:
         raise BadInput(f"RUN_DIR {run_dir}: the run has no variants; allowed: a folder written by `patience run`")
+    if not any(states.values()):  # a run just started (or emptied): there is nothing to pair yet
+        raise BadInput(
+            f"RUN_DIR {run_dir}: the run has no finished parts yet; allowed: a run with results "
+            "(`patience run` writes them unit by unit; compare once some are done)"
+        )
     base = baseline if baseline is not None else names[0]
     if base not in names:
         raise BadInput(f"option --baseline: unknown variant {base!r}; allowed: {', '.join(names)}")

@@ -332,7 +332,7 @@ def aligned(base: list[Block], others: list[list[Block]]) -> bool:
         return [(b.lo, b.hi) for b in blocks]
 
     mine = layout(base)
-    return mine is not None and all(layout(o) == mine for o in others)
+    return bool(mine) and all(layout(o) == mine for o in others)  # no parts at all: nothing to stream
 
 
 def _state_stream(blocks: list[Block]):

@@ -463,11 +463,62 @@ RENDERERS: dict[str, Callable[[Report], str]] = {
 # --- SQL ------------------------------------------------------------------------------
 
 
-def run_query(run_dir: str | Path, sql: str) -> pl.DataFrame:
-    """Polars SQL over the per-deal table, registered as ``deals``.  BadInput for bad SQL.
+# A query's result is bounded in rows, not in bytes: polars has no memory limit a process can set and survive
+# (POLARS_OOMKILL_THRESHOLD_MB aborts it), but a row limit is pushed down into the plan (``head``), so polars
+# stops after that many rows, and a join that multiplies rows ends in a second instead of exhausting memory.
+QUERY_MAX_ROWS = 1_000_000  # held in memory and printed as text (about 100 MB of CSV)
+QUERY_MAX_PARQUET_ROWS = 5_000_000  # streamed to the file, never held whole (about 3 s for 27 columns)
 
-    A failure while reading is put on a damaged part when one is found (exit 1), not on the SQL.
+
+def run_query(run_dir: str | Path, sql: str, max_rows: int = QUERY_MAX_ROWS) -> pl.DataFrame:
+    """Polars SQL over the per-deal table, registered as ``deals``: at most ``max_rows`` rows.
+
+    BadInput for bad SQL or a larger result.  A failure while reading is put on a damaged part when one is
+    found (exit 1), not on the SQL.
     """
+
+    def collect(lf: pl.LazyFrame) -> pl.DataFrame:
+        df = lf.head(max_rows + 1).collect()
+        if df.height > max_rows:
+            _too_many_rows(sql, max_rows, f"--format parquet --output FILE takes up to {QUERY_MAX_PARQUET_ROWS:,}; ")
+        return df
+
+    return _run_sql(run_dir, sql, collect)
+
+
+def write_query_parquet(run_dir: str | Path, sql: str, output: Path, max_rows: int = QUERY_MAX_PARQUET_ROWS) -> int:
+    """Write the result of ``sql`` to ``output`` as Parquet, streamed; its row count.  BadInput (and no file)
+    when it would hold more than ``max_rows`` rows: written to a temporary name beside ``output``, then renamed."""
+    import os
+    import uuid
+
+    import pyarrow.parquet as pq
+
+    tmp = output.with_name(f".{output.name}.{uuid.uuid4().hex[:8]}.tmp")
+
+    def sink(lf: pl.LazyFrame) -> int:
+        lf.head(max_rows + 1).sink_parquet(tmp)
+        rows = pq.read_metadata(tmp).num_rows
+        if rows > max_rows:
+            _too_many_rows(sql, max_rows)
+        os.replace(tmp, output)
+        return rows
+
+    try:
+        return _run_sql(run_dir, sql, sink)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _too_many_rows(sql: str, max_rows: int, hint: str = "") -> None:
+    raise BadInput(
+        f"SQL {sql!r}: the result has more than {max_rows:,} rows; allowed: at most {max_rows:,} rows "
+        f"(aggregate, filter or LIMIT; {hint}larger tables: read the parts with polars or DuckDB)"
+    )
+
+
+def _run_sql(run_dir: str | Path, sql: str, finish: Callable[[pl.LazyFrame], Any]) -> Any:
+    """``finish`` (collect or sink) of ``sql`` over the run's table ``deals``, its errors as one line."""
     from pipeline.run_files import find_damaged
 
     run_dir = open_run(run_dir)
@@ -475,8 +526,10 @@ def run_query(run_dir: str | Path, sql: str) -> pl.DataFrame:
     read_manifest(run_dir)
     ctx = pl.SQLContext(deals=scan_deals(run_dir))
     try:
-        return ctx.execute(sql).collect()
+        return finish(ctx.execute(sql))
     except (pl.exceptions.PolarsError, OSError, ValueError, TypeError) as exc:
+        if isinstance(exc, BadInput):
+            raise
         damaged = find_damaged(run_dir) if not isinstance(exc, pl.exceptions.SQLSyntaxError) else None
         if damaged is not None:
             raise damaged from None

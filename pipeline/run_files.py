@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.errors import BadInput, RunFailed, StorageError
-from pipeline.run_store import RunStore, first_line, open_run
+from pipeline.run_store import PartStamp, RunStore, first_line, open_run
 
 MANIFEST = "run.json"
 UNIT_LOG = "units.jsonl"
@@ -60,11 +60,12 @@ PARTS_GLOB = "variant=*/*.parquet"
 SUMMARY_KEY = "patience.summary"
 
 
-def write_part(run_dir, relpath: str, table) -> None:
+def write_part(run_dir, relpath: str, table) -> PartStamp:
     """Write one unit's table where the run's other parts are (``run_dir``: a path, a URI or a RunStore).
 
     A local folder: to ``_tmp`` then renamed into ``relpath`` (atomic on one file system).  Object storage:
-    one PUT straight to the final key (atomic: the object appears whole or not at all).
+    one PUT straight to the final key (atomic: the object appears whole or not at all).  Returns the bytes'
+    stamp (sha256, size, time), which the unit log records (pipeline.integrity).
     """
     store = open_run(run_dir)
     if store.local and not (store.root / MANIFEST).is_file():
@@ -75,7 +76,7 @@ def write_part(run_dir, relpath: str, table) -> None:
             "on a cluster --out must be shared storage every node can reach"
         )
     try:
-        store.write_table(relpath, table)
+        return store.write_table(relpath, table)
     except OSError as exc:
         from pipeline.run_store import storage_problem
 
@@ -112,12 +113,18 @@ def read_manifest(run_dir) -> dict[str, Any]:
             f"{store.where()}: not a run folder (no {MANIFEST}); allowed: a folder written by `patience run`"
         )
     try:
-        return json.loads(data)
+        manifest = json.loads(data)
     except ValueError as exc:
         raise BadInput(
             f"{store.where(MANIFEST)}: cannot be read as a manifest ({exc}); "
             "allowed: a run.json written by `patience run`"
         ) from None
+    if not isinstance(manifest, dict):  # e.g. `[]` or `null`: valid JSON, but no manifest (issue 54)
+        raise BadInput(
+            f"{store.where(MANIFEST)}: holds {json.dumps(manifest)[:40]}, not a manifest; "
+            "allowed: a run.json written by `patience run` (a JSON object)"
+        )
+    return manifest
 
 
 def write_manifest(run_dir, manifest: dict[str, Any]) -> None:
@@ -153,7 +160,12 @@ def check_out_dir(out, fingerprint: str, fingerprint_fields: dict[str, Any], fre
             f"option --out: {out} is a file; allowed: a folder (new, empty, or an earlier run of this study)"
         )
     names = store.top_names()
-    if not any(name != LOCK for name in names):
+    if store.local and TMP_DIR in names and not (store.root / TMP_DIR).is_dir():
+        raise BadInput(
+            f"option --out: {store.where(TMP_DIR)} is a file; allowed: no file named {TMP_DIR} in a run folder "
+            f"(a run keeps its temporary files in the folder {TMP_DIR}/): move it away"
+        )
+    if not any(name != LOCK and not _leftover_tmp(store, name) for name in names):
         return "new"
     data = store.read_bytes(MANIFEST) if MANIFEST in names else None
     if data is None:
@@ -165,6 +177,8 @@ def check_out_dir(out, fingerprint: str, fingerprint_fields: dict[str, Any], fre
         old = json.loads(data)
     except ValueError:
         old = {}
+    if not isinstance(old, dict):  # `[]` or `null`: no manifest, as unreadable JSON (issue 54)
+        old = {}
     if old.get("fingerprint") == fingerprint:
         return "fresh" if fresh else "resume"
     if fresh:
@@ -175,6 +189,21 @@ def check_out_dir(out, fingerprint: str, fingerprint_fields: dict[str, Any], fre
         f"option --out: {out} holds a run of a different config ({', '.join(differ)} differ); "
         "allowed: the same config to resume, --fresh to clear it, or another --out"
     )
+
+
+TMP_NAME = re.compile(r"[0-9a-f]{32}\.tmp")  # pipeline.run_store's temporary names
+
+
+def _leftover_tmp(store: RunStore, name: str) -> bool:
+    """Whether ``name`` is a ``_tmp/`` folder that a failed start left (nothing in it but temporary files of
+    ours, which :func:`clear_tmp` removes once the folder is locked): it does not make the folder non-empty."""
+    if name != TMP_DIR or not store.local:
+        return False
+    try:
+        entries = list(os.scandir(store.root / TMP_DIR))
+    except OSError:
+        return False
+    return all(e.is_file(follow_symlinks=False) and TMP_NAME.fullmatch(e.name) for e in entries)
 
 
 def clear_run(out) -> None:
@@ -483,11 +512,17 @@ class RunLock:
 
         missing = [d for d in (self.out, *self.out.parents) if not d.exists()]
         if missing:
-            self.out.mkdir(parents=True)
+            try:
+                self.out.mkdir(parents=True)
+            except OSError as exc:  # under a file, read-only, not ours: bad input, nothing written
+                raise _unwritable(self.out, exc) from None
             self.created = missing  # deepest first: removed on release if the run left them empty
         me = socket.gethostname()
         for _ in range(5):  # retried only when the file was replaced under us
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            except OSError as exc:  # a read-only file system, even for a finished run
+                raise _unwritable(self.out, exc) from None
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:
@@ -546,6 +581,17 @@ class RunLock:
 
     def __exit__(self, *exc: Any) -> None:
         self.release()
+
+
+def _unwritable(out: Path, exc: OSError) -> BadInput:
+    """The one line for an ``--out`` that cannot be created or written: under a file, read-only, not ours."""
+    blocker = next((d for d in out.parents if d.exists() and not d.is_dir()), None)
+    if blocker is not None:
+        return BadInput(f"option --out: {out}: {blocker} is a file, not a folder; allowed: a path of folders")
+    return BadInput(
+        f"option --out: {out}: cannot write ({exc.strerror or exc}); "
+        "allowed: a folder this user may write to, on a writable file system"
+    )
 
 
 def _lock_text(fd: int) -> dict[str, Any]:
@@ -685,9 +731,11 @@ def run_parts(
     run, a partial download) is left out of every reader and named in one warning on stderr.
 
     With ``check`` each part is checked cheaply for damage (locally: its size and the footer's magic
-    bytes at its end, one small read; on object storage: its listed size), and a damaged one raises
-    :class:`DamagedPart` (exit 1) naming the file and the repair.  Damage a cheap check cannot see (a
-    footer intact over corrupted pages) is found when a reader fails: :func:`find_damaged`.
+    bytes at its end, one small read; on object storage: its listed size), then against the hash its unit's
+    line of the unit log records (a part whose size and time are the recorded ones is trusted, any other
+    is hashed: :func:`pipeline.integrity.check_listed_parts`), and a damaged or foreign one raises
+    :class:`DamagedPart` (exit 1) naming the file and the repair.  Damage the hash cannot see (a run from
+    before hashes were recorded) is found when a reader fails: :func:`find_damaged`.
     """
     from urllib.parse import unquote
 
@@ -742,6 +790,9 @@ def run_parts(
                 why = f"{size} bytes, too short for a Parquet file" if size is not None and size < 12 else None
             if why:
                 raise listing.damaged(p.rel, why)
+        from pipeline.integrity import check_listed_parts
+
+        check_listed_parts(listing, manifest)  # each part's hash against the unit log (size and time first)
     return listing
 
 

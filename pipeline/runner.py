@@ -1,14 +1,16 @@
 """The driver of ``patience run``: check the output folder, lock it, find finished units, run, record.
 
 Order matters for "bad input writes nothing": the study is already validated,
-then the output folder is judged (:func:`pipeline.run_files.check_out_dir`), then
+then the output folder is judged (:func:`pipeline.integrity.judge_out_dir`), then
 locked (one run per folder, :class:`pipeline.run_files.RunLock`) and judged again
 under the lock, and only then is anything else created.
 
 The driver keeps no per-unit state beyond one byte per unit (which units are
-done, a bool[variants, chunks] grid) and the bounded window the executor has
-in flight: units are computed from the study (:class:`UnitPlan`) and streamed,
-each finished unit's summary goes to the running tallies (progress bar,
+done, a bool[variants, chunks] grid; while a resume checks the finished parts,
+also the unit log's latest line of each unit, about 90 bytes a unit:
+pipeline.integrity) and the bounded window the executor has in flight: units
+are computed from the study (:class:`UnitPlan`) and streamed, each finished
+unit's summary goes to the running tallies (progress bar,
 per-variant win rates, run.json totals) and to ``units.jsonl``, and run.json
 (config, rules, provenance, totals) stays small whatever the number of units.
 """
@@ -22,6 +24,7 @@ import platform
 import socket
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import metadata as _md
 from pathlib import Path
@@ -36,18 +39,17 @@ from engine import ENGINE_VERSION
 from pipeline.config import Study
 from pipeline.errors import BadInput, RunFailed
 from pipeline.executors import ClusterLost, UnitFailed, make_executor
-from pipeline.run_files import (
-    check_out_dir,
-    clear_run,
-    clear_tmp,
-    list_parts,
-    part_summary,
-    read_manifest,
-    read_unit_log,
-    run_lock,
-    unit_log,
-    write_manifest,
+from pipeline.integrity import (
+    FINGERPRINT_KEY,
+    HASHES_NOTE,
+    RunIdentity,
+    UnitRecords,
+    judge_out_dir,
+    redo_note,
+    scan_finished,
+    totals_problems,
 )
+from pipeline.run_files import clear_run, clear_tmp, read_manifest, run_lock, unit_log, write_manifest
 from pipeline.run_store import open_run
 from pipeline.work_units import UnitPlan, make_task
 
@@ -107,10 +109,10 @@ class _Tally:
         self.outcomes: dict[str, dict[str, int]] = {v: {} for v in variants}
         self.units = 0
 
-    def add(self, variant: str, deals: int, wins: int, outcomes: dict[str, int] | None = None) -> None:
+    def add(self, variant: str, deals: int, wins: int, outcomes: dict[str, int] | None = None, units: int = 1) -> None:
         self.deals[variant] += deals
         self.wins[variant] += wins
-        self.units += 1
+        self.units += units
         mine = self.outcomes[variant]
         for name, n in (outcomes or {}).items():
             mine[name] = mine.get(name, 0) + n
@@ -139,56 +141,22 @@ class _Tally:
         return Text("win rate: " + "  ".join(parts), style="green")
 
 
-def _finished_units(out_dir: Path, plan: UnitPlan, tally: _Tally) -> tuple[np.ndarray, list[dict[str, Any]]]:
-    """Resume: the done grid from the listed part files, their summaries added to ``tally``.
+def _finished_units(
+    out_dir, plan: UnitPlan, tally: _Tally, study: Study, thorough: bool, say: Callable[[str], None]
+) -> tuple[np.ndarray, list[dict[str, Any]], UnitRecords]:
+    """Resume: the done grid from the part files that are this run's, unchanged (pipeline.integrity.scan_finished:
+    a damaged or foreign part is played again), their summaries added to ``tally`` from the unit log.
 
-    Summaries come from units.jsonl; a listed part the log does not hold is summarised from its
-    footer (and returned, to be logged), and one whose footer is not its unit's is played again.
-    A finished run whose every part is listed takes its totals from run.json ("nothing to do").
+    Returns (done, lines to log: parts the log missed, recovered from their footers, or stamps refreshed, and the
+    unit log's records).
     """
-    done = plan.grid()
-    for variant, first, last in list_parts(out_dir):
-        loc = plan.locate(variant, first, last)
-        if loc is not None:
-            done[loc] = True
-    if done.all() and _complete_totals(out_dir, plan, tally):
-        return done, []
-    counted = plan.grid()
-    for rec in read_unit_log(out_dir):
-        loc = plan.locate_key(rec["key"])
-        if loc is None or not done[loc] or counted[loc] or "wins" not in rec:
-            continue
-        counted[loc] = True
-        tally.add(plan.variants[loc[0]], int(rec["count"]), int(rec["wins"]), rec.get("outcomes"))
-    recovered = []
-    for v, c in np.argwhere(done & ~counted):
-        unit = plan.unit(int(c), int(v))
-        rec = part_summary(unit.relpath, unit.key, unit.count, run_dir=out_dir)
-        if rec is None:
-            done[v, c] = False
-            continue
-        tally.add(unit.variant, unit.count, int(rec["wins"]), rec.get("outcomes"))
-        recovered.append({**rec, "variant": unit.variant})
-    return done, recovered
-
-
-def _complete_totals(out_dir: Path, plan: UnitPlan, tally: _Tally) -> bool:
-    """Fill ``tally`` from run.json when it records this plan complete (every part is listed)."""
-    try:
-        old = read_manifest(out_dir)
-        totals = old["totals"]
-        if old.get("status") != "complete" or totals["units"] != len(plan) or totals["units_done"] != len(plan):
-            return False
-        per = totals["variants"]
-        if set(per) != set(plan.variants) or sum(v["deals"] for v in per.values()) != plan.total_deals:
-            return False
-    except Exception:  # noqa: BLE001 - an older or odd manifest: count from the log and footers instead
-        return False
-    for name in plan.variants:
-        tally.deals[name], tally.wins[name] = int(per[name]["deals"]), int(per[name]["wins"])
-        tally.outcomes[name] = {k: int(n) for k, n in per[name].get("outcomes", {}).items()}
-    tally.units = len(plan)
-    return True
+    scan = scan_finished(out_dir, plan, RunIdentity.of_study(study), thorough=thorough)
+    for variant, units, deals, wins, outcomes in scan.totals():
+        tally.add(variant, deals, wins, outcomes, units=units)
+    note = redo_note(scan, out_dir)
+    if note:
+        say(note)
+    return scan.done, scan.to_log, scan.records
 
 
 def run_study(
@@ -199,8 +167,13 @@ def run_study(
     address: str | None = None,
     num_cpus: int | None = None,
     fresh: bool = False,
+    repair: bool = False,
     console: Console | None = None,
 ) -> RunOutcome:
+    """Play the study into ``out_dir``, resuming what is done there.  ``repair``: hash every finished part (not
+    only those whose size or time changed) and rebuild a run.json that records another config when the parts
+    are this study's (pipeline.integrity.judge_out_dir); a run.json that is missing or unreadable is rebuilt
+    without it."""
     if console is None:
         console = Console(stderr=True)
         if not console.is_terminal:  # a log file or a pipe: rich would assume 80 columns and wrap the bar
@@ -209,19 +182,25 @@ def run_study(
     out_dir = open_run(out_dir, "option --out")  # a local folder, or an object-storage prefix (pipeline.run_store)
     if not out_dir.local:  # bucket, endpoint and credentials checked before anything runs (BadInput)
         out_dir.preflight("option --out", writing=True)
-    check_out_dir(out_dir, fingerprint, study.fingerprint_fields(), fresh)  # BadInput: nothing written
+    judge_out_dir(out_dir, study, fresh, repair)  # BadInput: nothing written
 
     def say(text: str) -> None:  # shown above the progress bar (the cluster waits for a worker node, ...)
-        console.print(f"[yellow]{text}[/yellow]")
+        console.print(Text(text, style="yellow"), soft_wrap=True)  # one line; as Text: [brackets] are not markup
 
     executor = make_executor(backend, address, num_cpus, on_wait=say)  # BadInput for an unknown backend
     with run_lock(out_dir):  # BadInput when another run holds the folder
         # Judged again under the lock: the run that held it may have changed the folder.
-        action = check_out_dir(out_dir, fingerprint, study.fingerprint_fields(), fresh)
+        action, note = judge_out_dir(out_dir, study, fresh, repair)
+        if note:
+            say(note)
         plan = UnitPlan(study)
         tally = _Tally(plan.variants)
-        if action == "resume":
-            done, recovered = _finished_units(out_dir, plan, tally)
+        if action in ("resume", "repair"):
+            done, recovered, records = _finished_units(out_dir, plan, tally, study, repair or action == "repair", say)
+            if action == "resume":
+                for problem in totals_problems(read_manifest(out_dir), records)[:1]:
+                    say(f"{problem}: rebuilt from the unit log")
+            del records  # the tallies hold what a resume needs
         else:
             done, recovered = plan.grid(), []
         if tally.units == len(plan):  # rerunning a finished run: nothing to play, so start no backend
@@ -265,6 +244,12 @@ def _run(
     old: dict[str, Any] = {}
     if action == "resume":
         old = read_manifest(out_dir)
+    elif action == "repair":  # run.json is rebuilt: keep what can still be read of it
+        try:
+            old = read_manifest(out_dir)
+        except BadInput:
+            old = {}
+        old = old if isinstance(old, dict) and old.get("fingerprint") == fingerprint else {}
     elif action == "fresh":
         clear_run(out_dir)
     out_dir.make_root()
@@ -302,8 +287,11 @@ def _run(
         "parts": "variant=<name>/part-<first>-<last>.parquet, one per work unit, its summary in the "
         "footer's patience.summary",
         "unit_log": "units.jsonl",
+        "part_hashes": HASHES_NOTE,
         "totals": tally.totals(plan),
     }
+    if action == "repair" or "repaired" in old:
+        manifest["repaired"] = _now() if action == "repair" else old["repaired"]
     write_manifest(out_dir, manifest)
     log = unit_log(out_dir)
 
@@ -312,6 +300,7 @@ def _run(
         "patience.game": study.game.name,
         "patience.engine_version": ENGINE_VERSION,
         "patience.deal_source": json.dumps(study.source.describe()),
+        FINGERPRINT_KEY: fingerprint,  # whose part it is: pipeline.integrity.footer_problem
     }
     metadata = {
         name: {**part_metadata_base, "patience.variant": name, "patience.rules": json.dumps(v.rules_dict())}

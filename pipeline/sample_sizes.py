@@ -62,13 +62,18 @@ def deals_independent(p: float, halfwidth: float, z: float = Z95) -> int:
     return max(1, math.ceil(z * z * 2 * p * (1 - p) / (halfwidth * halfwidth)))
 
 
+# Smaller half-widths soon need more deals than 2^53 (9.6 x 10^15 at p = 0.5 and 10^-8), past which a float no
+# longer holds every count, and h^2 underflows: 1e-200 squared is 0 and the count infinite (OverflowError).
+HALFWIDTH_MIN = 1e-7
+
+
 def check_plan_inputs(p: float, halfwidth: float, discordance: float | None) -> None:
     """BadInput (one line) for values outside their ranges."""
     if not 0 <= p <= 1:
         raise BadInput(f"option --p: value {p} is out of range; allowed: a win rate in 0..1")
-    if not 0 < halfwidth < 1:
+    if not HALFWIDTH_MIN <= halfwidth < 1:
         raise BadInput(
-            f"option --halfwidth: value {halfwidth} is out of range; allowed: a number in (0, 1), "
+            f"option --halfwidth: value {halfwidth} is out of range; allowed: a number in [{HALFWIDTH_MIN:g}, 1), "
             "e.g. 0.001 for +/- 0.1 points"
         )
     if discordance is not None and not 0 < discordance <= 1:

@@ -45,7 +45,16 @@ from engine.registry import GameSpec, get_game, uses_solver
 from engine.rules import RuleError
 from pipeline.config import DealSource, ErrorLocation, read_deals_lines
 from pipeline.errors import BadInput
-from pipeline.run_files import MANIFEST, read_manifest, run_parts
+from pipeline.integrity import (
+    RunIdentity,
+    UnitRecords,
+    footer_problem,
+    manifest_problems,
+    stamp_problem,
+    totals_problems,
+)
+from pipeline.row_checks import missing_columns, replay_problems, row_problems, sample_rows
+from pipeline.run_files import MANIFEST, SUMMARY_KEY, read_manifest, run_parts
 from pipeline.run_store import first_line, open_run
 from pipeline.work_units import UnitPlan, WorkUnit, make_task
 from pipeline.worker import make_decks
@@ -73,11 +82,18 @@ class Verification:
     units_ok: int = 0
     part_problems: list[str] = field(default_factory=list)
     part_problem_count: int = 0
-    problem_kinds: dict[str, int] = field(default_factory=dict)  # missing / extra / damaged / wrong -> count
+    # missing / extra / damaged / wrong / altered / foreign / unrecorded / manifest -> count
+    problem_kinds: dict[str, int] = field(default_factory=dict)
     confirmed: dict[str, int] = field(default_factory=dict)  # variant -> wins whose solution replayed
     refused: dict[str, int] = field(default_factory=dict)  # variant -> refused rows
     refusals: list[Refusal] = field(default_factory=list)
     fixed_wins: dict[str, int] = field(default_factory=dict)  # wins of fixed-strategy variants (not replayed)
+    full: bool = False  # every fixed-strategy row replayed by the kernel (else a sample)
+    replayed_rows: int = 0  # fixed-strategy rows played again by the kernel
+    replay_differ: int = 0  # ... whose stored columns are not what the kernel plays
+    rows_checked: int = 0  # rows checked for consistency (won vs outcome, ranges, solutions)
+    hashes_checked: int = 0  # parts whose sha256 is the one the unit log records
+    hashes_required: bool = False  # the run records hashes (run.json's part_hashes): a part without one fails
     seconds: float = 0.0
     show: int = DEFAULT_SHOW
 
@@ -172,26 +188,42 @@ def _study_of(run_dir: Path, manifest: dict[str, Any]) -> SimpleNamespace:
 # --- checking ------------------------------------------------------------------------------------
 
 
-def _read_part(run_dir, unit: WorkUnit, v: Verification, wanted: list[str], rules_json: dict[str, Any]):
-    """The unit's table (only ``wanted`` columns that exist), or None after recording what is wrong.
+@dataclass
+class PartRead:
+    """One part as verify read it: its table (the wanted columns), footer metadata and the sha256 of its bytes."""
 
-    Every column is read (a damaged page anywhere is found), one part at a time.
+    table: Any
+    kv: dict[bytes, bytes]
+    sha256: str
+
+
+def _read_part(
+    run_dir, unit: WorkUnit, v: Verification, wanted: list[str], rules_json: dict[str, Any], ident: RunIdentity | None
+) -> PartRead | None:
+    """The unit's part (only ``wanted`` columns that exist), or None after recording what is wrong.
+
+    Its bytes are read once: hashed, then decoded from memory, every column (a damaged page anywhere is found),
+    one part at a time.
     """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     store = open_run(run_dir)
     try:
-        pf = store.parquet_file(unit.relpath)
-    except FileNotFoundError:
-        v.part_problem(f"{unit.relpath}: missing", "missing")
-        return None
-    except Exception as exc:  # noqa: BLE001 - any unreadable file is a damaged part
+        data = store.read_bytes(unit.relpath)
+    except OSError as exc:
         v.part_problem(f"{unit.relpath}: damaged, cannot be read ({type(exc).__name__}: {first_line(exc)})", "damaged")
         return None
+    if data is None:
+        v.part_problem(f"{unit.relpath}: missing", "missing")
+        return None
     try:
-        with pf:
+        with pq.ParquetFile(pa.BufferReader(data)) as pf:
             meta = pf.metadata
             kv = meta.metadata or {}
-            key = kv.get(b"patience.unit", b"").decode()
+            key = kv.get(b"patience.unit", b"").decode("utf-8", "replace")
             table = pf.read()
+            table.validate(full=True)  # e.g. a string that is not UTF-8 any more: damaged, not a crash later
     except Exception as exc:  # noqa: BLE001 - any unreadable file is a damaged part
         v.part_problem(f"{unit.relpath}: damaged, cannot be read ({type(exc).__name__}: {first_line(exc)})", "damaged")
         return None
@@ -201,7 +233,7 @@ def _read_part(run_dir, unit: WorkUnit, v: Verification, wanted: list[str], rule
     if key != unit.key:
         v.part_problem(f"{unit.relpath}: its footer names unit {key or '(none)'!r}, not {unit.key!r}")
         return None
-    recorded_variant = kv.get(b"patience.variant", b"").decode()
+    recorded_variant = kv.get(b"patience.variant", b"").decode("utf-8", "replace")
     if recorded_variant != unit.variant:
         v.part_problem(
             f"{unit.relpath}: its footer names variant {recorded_variant or '(none)'!r}, not {unit.variant!r}"
@@ -228,16 +260,42 @@ def _read_part(run_dir, unit: WorkUnit, v: Verification, wanted: list[str], rule
         if col not in names:
             v.part_problem(f"{unit.relpath}: no {col!r} column")
             return None
-    return table.select([c for c in wanted if c in names])
+    foreign = footer_problem(kv, ident, unit.variant) if ident is not None else None
+    if foreign is not None:  # another game, deal source, engine or config than run.json's: not this run's part
+        v.part_problem(f"{unit.relpath}: {foreign}", "foreign")
+        return None
+    digest = hashlib.sha256(data).hexdigest()
+    return PartRead(table.select([c for c in wanted if c in names]), kv, digest)
+
+
+def _summary_problem(kv: dict[bytes, bytes], table) -> str | None:
+    """Where the summary the worker put in the footer (wins, outcome counts) is not what the rows count."""
+    try:
+        summary = json.loads(kv[SUMMARY_KEY.encode()])
+        said = {k: int(n) for k, n in (summary.get("outcomes") or {}).items() if n}
+        said_wins = int(summary["wins"])
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None  # parts from before summaries were kept in the footer
+    counted = {d["values"]: int(d["counts"]) for d in table.column("outcome").value_counts().to_pylist()}
+    wins = counted.get("won", 0)
+    if said != counted or said_wins != wins:
+        rows, footer = _counts_text(counted), _counts_text(said)
+        return f"its rows count {wins} wins ({rows}), its footer's summary {said_wins} ({footer})"
+    return None
+
+
+def _counts_text(counts: dict[Any, int]) -> str:
+    return ", ".join(f"{k} {n}" for k, n in sorted(counts.items(), key=lambda kv: str(kv[0]))) or "no rows"
 
 
 def verify_run(
-    run_dir: Path, show: int = DEFAULT_SHOW, on_unit: Callable[[int, int], None] | None = None
+    run_dir: Path, show: int = DEFAULT_SHOW, on_unit: Callable[[int, int], None] | None = None, full: bool = False
 ) -> Verification:
     """Check every part of a run against its plan and replay every stored solution; see the module docstring.
 
-    ``on_unit(done, total)`` is called before each unit (for a progress bar).  BadInput when ``run_dir`` is
-    not a run folder or its deals cannot be made again.
+    ``on_unit(done, total)`` is called before each unit (for a progress bar); ``full`` replays every row of the
+    fixed-strategy variants by the kernel (else a sample of each part).  BadInput when ``run_dir`` is not a run
+    folder or its deals cannot be made again.
     """
     t0 = time.perf_counter()
     run_dir = open_run(run_dir)  # a local folder or an object-storage prefix
@@ -257,31 +315,40 @@ def verify_run(
         replayable=replayable,
         solver_variants=solver_variants,
         show=show,
+        full=full,
     )
     v.confirmed = dict.fromkeys(solver_variants, 0)
     v.refused = dict.fromkeys(solver_variants, 0)
 
     units = UnitPlan(study)  # computed from the config, never listed: flat memory at any number of units
     v.units = len(units)
+    for problem in manifest_problems(manifest):  # an edited seed, batch size, rules...: run.json contradicts itself
+        v.part_problem(problem, "manifest")
     totals = manifest.get("totals")
     if isinstance(totals, dict) and totals.get("units") not in (None, len(units)):
         v.part_problem(f"the manifest counts {totals.get('units')} units; its config plans {len(units)}")
     listed = manifest.get("units")  # manifests before the unit log listed every unit
     if isinstance(listed, list) and listed and len(listed) != len(units):
         v.part_problem(f"the manifest lists {len(listed)} units; its config plans {len(units)}")
+    records = UnitRecords.load(run_dir, units)  # the hash, rows and deal range the run recorded for each part
+    for problem in totals_problems(manifest, records):
+        v.part_problem(problem, "manifest")
+    hashes_required = v.hashes_required = bool(manifest.get("part_hashes"))  # none before hashes were recorded
     listing = run_parts(run_dir, manifest, check=False, warn_strays=False)  # the readers' own listing
     for rel in listing.strays:
         v.part_problem(f"{rel}: extra, a file no unit of the run names (reports ignore it)", "extra")
     rules_json = {name: body.get("rules") for name, body in manifest["config"]["variants"].items()}
+    ident = RunIdentity.of_manifest(manifest)
 
-    wanted = ["deal", "outcome", "solution"]
+    wanted = ["deal", "outcome", "won", "rounds", "moves", "cards_left", "solution"]
     decks_at: tuple[int, np.ndarray, np.ndarray] | None = None  # the last chunk's deals (its variants share them)
     for done, unit in enumerate(units):
         if on_unit is not None:
             on_unit(done, len(units))
-        table = _read_part(run_dir, unit, v, wanted, rules_json)
-        if table is None:
+        part = _read_part(run_dir, unit, v, wanted, rules_json, ident)
+        if part is None:
             continue
+        table = part.table
         deal = table.column("deal").to_numpy()
         task = make_task(study, unit, str(run_dir), {})
         if decks_at is None or decks_at[0] != unit.position:
@@ -294,39 +361,77 @@ def verify_run(
             )
             continue
         v.units_ok += 1
-        outcome = table.column("outcome").to_pylist()
-        won = [o == "won" for o in outcome]
-        if unit.variant not in v.confirmed:  # no replay: a fixed strategy, or a game with no solutions
-            v.fixed_wins[unit.variant] = v.fixed_wins.get(unit.variant, 0) + sum(won)
+        _check_content(v, unit, part, records, units, hashes_required)
+        if not _check_rows(v, unit, table, game, deal, solver=unit.variant in v.confirmed):
             continue
-        if "solution" not in table.column_names:
-            v.part_problem(f"{unit.relpath}: no 'solution' column ({sum(won)} wins cannot be replayed)")
-            for i in np.flatnonzero(won):
-                v.refuse(unit.variant, int(deal[i]), "won, but the part has no solution column")
-            continue
-        rules = study.variants[unit.variant].rules
-        solution = table.column("solution").to_pylist()
-        for i in range(unit.count):
-            text = solution[i] or ""
-            if not won[i]:
-                if text:
-                    v.refuse(
-                        unit.variant, int(deal[i]), f"a solution is stored for a deal that is not won ({outcome[i]})"
-                    )
-                continue
-            if not text.strip():
-                v.refuse(unit.variant, int(deal[i]), "won, but no solution is stored")
-                continue
-            try:
-                why = game.check_solution(decks[i], rules, text)
-            except Exception as exc:  # noqa: BLE001 - a checker must answer with a reason; say what it raised
-                why = f"the checker raised {type(exc).__name__}: {exc}"
-            if why is None:
-                v.confirmed[unit.variant] += 1
-            else:
+        if unit.variant not in v.confirmed:  # no solutions: a fixed strategy, or a game with no solutions
+            won = table.column("outcome").to_numpy(zero_copy_only=False) == "won"
+            v.fixed_wins[unit.variant] = v.fixed_wins.get(unit.variant, 0) + int(won.sum())
+            rows = sample_rows(unit.count, unit.key, full)
+            v.replayed_rows += int(rows.size)
+            for i, why in replay_problems(game, study.variants[unit.variant].rules, decks, table, rows):
+                v.replay_differ += 1
                 v.refuse(unit.variant, int(deal[i]), why)
+            continue
+        _replay_solutions(v, unit, table, game, study.variants[unit.variant].rules, decks, deal)
     v.seconds = time.perf_counter() - t0
     return v
+
+
+def _check_content(v: Verification, unit: WorkUnit, part: PartRead, records: UnitRecords, plan, required: bool) -> None:
+    """The part's bytes against the hash its unit's log line records, and its footer's summary against its rows:
+    one problem per part at most (the summary's words first: they say what changed)."""
+    loc = plan.locate(unit.variant, unit.first, unit.last)
+    stamp = stamp_problem(records, loc, part.sha256, required) if loc is not None else None
+    summary = _summary_problem(part.kv, part.table)
+    if stamp is None and summary is None:
+        v.hashes_checked += bool(loc is not None and records.hashed[loc])
+        return
+    kind, why = stamp if stamp is not None else ("altered", "")
+    if summary is not None:
+        why = f"{summary}; {why}" if why else summary
+    v.part_problem(f"{unit.relpath}: {why}", kind)
+
+
+def _check_rows(v: Verification, unit: WorkUnit, table, game: GameSpec, deal: np.ndarray, solver: bool) -> bool:
+    """Each row's consistency (pipeline.row_checks); False when the part lacks a common column."""
+    missing = missing_columns(table.column_names)
+    if missing:
+        v.part_problem(f"{unit.relpath}: no {', '.join(repr(c) for c in missing)} column")
+        return False
+    v.rows_checked += table.num_rows
+    for i, why in row_problems(table, game.outcomes, game.ncards, check_solutions=not solver):
+        v.refuse(unit.variant, int(deal[i]), why)
+    return True
+
+
+def _replay_solutions(v: Verification, unit: WorkUnit, table, game: GameSpec, rules, decks, deal) -> None:
+    """Every stored solution of a solver variant's part replayed by the reference (``check_solution``)."""
+    outcome = table.column("outcome").to_pylist()
+    won = [o == "won" for o in outcome]
+    if "solution" not in table.column_names:
+        v.part_problem(f"{unit.relpath}: no 'solution' column ({sum(won)} wins cannot be replayed)")
+        for i in np.flatnonzero(won):
+            v.refuse(unit.variant, int(deal[i]), "won, but the part has no solution column")
+        return
+    solution = table.column("solution").to_pylist()
+    for i in range(unit.count):
+        text = solution[i] or ""
+        if not won[i]:
+            if text:
+                v.refuse(unit.variant, int(deal[i]), f"a solution is stored for a deal that is not won ({outcome[i]})")
+            continue
+        if not text.strip():
+            v.refuse(unit.variant, int(deal[i]), "won, but no solution is stored")
+            continue
+        try:
+            why = game.check_solution(decks[i], rules, text)
+        except Exception as exc:  # noqa: BLE001 - a checker must answer with a reason; say what it raised
+            why = f"the checker raised {type(exc).__name__}: {exc}"
+        if why is None:
+            v.confirmed[unit.variant] += 1
+        else:
+            v.refuse(unit.variant, int(deal[i]), why)
 
 
 def render(v: Verification) -> str:
@@ -338,6 +443,12 @@ def render(v: Verification) -> str:
         lines += [f"  {p}" for p in v.part_problems]
         if v.part_problem_count > len(v.part_problems):
             lines.append(f"  ... and {v.part_problem_count - len(v.part_problems)} more")
+    hashes = (
+        f"{v.hashes_checked:,} parts whose sha256 is the one the unit log records"
+        if v.hashes_checked or v.hashes_required
+        else "no hashes recorded (a run from before they were)"
+    )
+    lines.append(f"content: {hashes}; {v.rows_checked:,} rows checked for consistency")
     if not v.replayable:
         lines.append(f"{v.game} stores no solutions: nothing to replay")
     elif not v.solver_variants:
@@ -347,18 +458,24 @@ def render(v: Verification) -> str:
             "fixed-strategy variants (no solutions, not replayed): "
             + ", ".join(f"{n} {w:,} wins" for n, w in v.fixed_wins.items())
         )
+    if v.fixed_wins:
+        how = "every row (--full)" if v.full else "a sample of each part; --full replays every row"
+        lines.append(
+            f"fixed-strategy rows played again by the kernel: {v.replayed_rows:,} ({how}), {v.replay_differ:,} differ"
+        )
     for name in v.solver_variants:
         refused = v.refused.get(name, 0)
         lines.append(f"  {name}: {v.confirmed[name]:,} wins confirmed" + (f", {refused:,} refused" if refused else ""))
+    total_refused = sum(v.refused.values())
     if v.solver_variants:
-        total_refused = sum(v.refused.values())
+        solver_refused = sum(v.refused.get(n, 0) for n in v.solver_variants)
         lines.append(
             f"solutions replayed by the reference: {sum(v.confirmed.values()):,} wins confirmed, "
-            f"{total_refused:,} refused, in {v.seconds:.1f} s"
+            f"{solver_refused:,} refused, in {v.seconds:.1f} s"
         )
-        for r in v.refusals:
-            lines.append(f"  refused: variant {r.variant}, deal {r.deal}: {r.reason}")
-        if total_refused > len(v.refusals):
-            lines.append(f"  ... and {total_refused - len(v.refusals):,} more refused")
+    for r in v.refusals:
+        lines.append(f"  refused: variant {r.variant}, deal {r.deal}: {r.reason}")
+    if total_refused > len(v.refusals):
+        lines.append(f"  ... and {total_refused - len(v.refusals):,} more refused")
     lines.append("verified: all well" if v.ok else "verification FAILED")
     return "\n".join(lines) + "\n"

@@ -20,6 +20,7 @@ from engine.deals import microsoft_deal, parse_deal, seeded_deals
 from engine.outcomes import OUTCOMES, WON
 from engine.registry import GameSpec, get_game
 from pipeline.run_files import SUMMARY_KEY, write_part
+from pipeline.run_store import PartStamp
 from pipeline.work_units import UnitTask
 
 _OUTCOME_STRINGS = pa.array(OUTCOMES, type=pa.string())
@@ -37,19 +38,34 @@ class UnitSummary:
     seconds: float = 0.0
     host: str = ""
     node: str = ""  # the Ray node id that played it ("" on the serial backend)
+    first: int = 0  # the unit's deal range (its first and last deal index)
+    last: int = -1
+    # the written part's stamp (pipeline.run_store.PartStamp), set once it is written; plain fields, so that
+    # 10^5 summaries cross from Ray workers as cheaply as before
+    sha256: str = ""
+    size: int = 0
+    mtime_ns: int | None = None
 
     def record(self) -> dict:
-        """The unit's line in units.jsonl and its part's ``patience.summary``."""
-        return {
+        """The unit's line in units.jsonl; before the part is written (no stamp yet), its ``patience.summary``.
+
+        The stamp (``sha256``, ``bytes``, ``mtime_ns``) is in the log only: a file cannot hold its own hash.
+        """
+        rec = {
             "key": self.key,
             "variant": self.variant,
             "count": self.count,
+            "first": self.first,
+            "last": self.last,
             "wins": self.wins,
             "outcomes": self.outcome_counts,
             "seconds": round(self.seconds, 4),
             "host": self.host,
             "node": self.node,
         }
+        if self.sha256:
+            rec.update(sha256=self.sha256, bytes=self.size, mtime_ns=self.mtime_ns)
+        return rec
 
 
 def _node_id() -> str:
@@ -148,6 +164,8 @@ def run_unit(task: UnitTask) -> UnitSummary:
         outcome_counts={OUTCOMES[i]: int(c) for i, c in enumerate(counts) if c},
         host=socket.gethostname(),
         node=_node_id(),
+        first=task.unit.first,
+        last=task.unit.last,
     )
     summary.seconds = time.perf_counter() - t0  # playing; the write below is not counted
     table = to_table(
@@ -156,7 +174,9 @@ def run_unit(task: UnitTask) -> UnitSummary:
         columns,
         {**task.metadata, "patience.unit": task.unit.key, SUMMARY_KEY: json.dumps(summary.record())},
     )
-    write_part(task.run_dir, task.unit.relpath, table)  # a path or a storage URI (pipeline.run_store)
+    # a path or a storage URI (pipeline.run_store); the stamp is hashed from the bytes as they are written
+    stamp: PartStamp = write_part(task.run_dir, task.unit.relpath, table)
+    summary.sha256, summary.size, summary.mtime_ns = stamp.sha256, stamp.size, stamp.mtime_ns
     return summary
 
 

@@ -34,6 +34,14 @@
    B / P the pipeline's efficiency against that ceiling; the medians over rounds are printed.  Drift
    between rounds cancels in the ratios; drift within a round (about a minute) does not.
 
+10. ``--only-integrity`` (issue 54): the cost of content integrity.  (a) One part's write, best of many: a
+    ``--part-rows`` clarke unit's table written as before hashes (``pq.write_table`` to a temp file, renamed)
+    against ``LocalStore.write_table`` (encoded in memory, hashed with sha256, written, renamed, ``stat``-ed),
+    beside the unit's play time.  (b) ``patience run configs/perpetual_motion.yaml --deals N --backend serial``,
+    wall clock, rounds alternating with ``--baseline-tree DIR`` (a checkout of the code before, run with
+    ``PYTHONPATH=DIR``) when given.  (c) ``patience verify`` and ``verify --full`` of that run (or of
+    ``--verify-run DIR``): wall clock and peak memory.
+
 Usage: .venv/bin/python scripts/bench_pipeline.py [--deals 1000000] [--report-rows 10000000] [--skip-run]
        .venv/bin/python scripts/bench_pipeline.py --only-paired [--paired-rows 100000000] [--paired-shape forced]
        .venv/bin/python scripts/bench_pipeline.py --only-playing [--deals 2000000] [--rounds 5]
@@ -300,10 +308,12 @@ def make_paired_run(folder: Path, rows: int, variants: int = 2, part_rows: int =
     (folder / "run.json").write_text(json.dumps(manifest))
 
 
-def command_cost(argv: list[str]) -> dict:
-    """Wall clock and the process's own peak RSS for one whole ``patience ARGV`` in a child process."""
+def command_cost(argv: list[str], tree: str | None = None) -> dict:
+    """Wall clock and the process's own peak RSS for one whole ``patience ARGV`` in a child process (of the code
+    in ``tree``, a checkout, instead of this one: run from there, with it first on the path)."""
+    env = {**os.environ, "PYTHONPATH": tree} if tree else None
     t = time.perf_counter()
-    proc = subprocess.run([PY, "-c", DRIVER_CHILD, *argv], cwd=ROOT, capture_output=True, text=True)
+    proc = subprocess.run([PY, "-c", DRIVER_CHILD, *argv], cwd=tree or ROOT, capture_output=True, text=True, env=env)
     wall = time.perf_counter() - t
     line = next((ln for ln in proc.stderr.splitlines() if ln.startswith("BENCH ")), "")
     fields = dict(kv.split("=") for kv in line.split()[1:])
@@ -551,6 +561,96 @@ def scale_bench(tmp: Path, units: int, repeat: int) -> None:
     )
 
 
+def part_write_bench(rows: int, reps: int) -> None:
+    """Section 10 (a): one part's write before hashes and now, best of ``reps``, beside the unit's play time."""
+    import numpy as np
+    import pyarrow.parquet as pq
+
+    sys.path.insert(0, str(ROOT))
+    from engine.deals import seeded_deals
+    from engine.registry import get_game
+    from pipeline.run_store import LocalStore, parquet_options
+    from pipeline.worker import to_table
+
+    game = get_game("perpetual_motion")
+    rules = game.rules("clarke")
+    decks = seeded_deals(game.deck, 2009, 0, rows)
+    game.play_batch(decks[:10], rules)
+    t = time.perf_counter()
+    columns = game.play_batch(decks, rules)
+    play = time.perf_counter() - t
+    table = to_table(game, np.arange(rows, dtype=np.int64), columns, {"patience.unit": "clarke/part-0"})
+    with tempfile.TemporaryDirectory(prefix="bench-write-") as tmp:
+        store = LocalStore(Path(tmp))
+        (Path(tmp) / "_tmp").mkdir()
+
+        def before() -> None:
+            path = Path(tmp) / "_tmp" / "x.tmp"
+            pq.write_table(table, path, **parquet_options(table))
+            os.replace(path, Path(tmp) / "old.parquet")
+
+        def now() -> None:
+            store.write_table("variant=clarke/part-0.parquet", table)
+
+        old_t, new_t = [], []
+        for _ in range(reps):  # alternated, so drift in the machine's speed falls on both alike
+            for fn, out in ((before, old_t), (now, new_t)):
+                t = time.perf_counter()
+                fn()
+                out.append(time.perf_counter() - t)
+        size = (Path(tmp) / "variant=clarke" / "part-0.parquet").stat().st_size
+    a, b = min(old_t), min(new_t)
+    ma, mb = statistics.median(old_t), statistics.median(new_t)
+    share = 100 * (b - a) / (play + a)
+    print(
+        f"one part of {rows:,} clarke deals ({size / 1024:.0f} KiB): written in {1e3 * a:.2f} ms before hashes, "
+        f"{1e3 * b:.2f} ms now (encoded in memory, sha256, written, stat), medians {1e3 * ma:.2f} / {1e3 * mb:.2f} "
+        f"ms; the difference is {share:+.2f}% of the unit's play ({1e3 * play:.0f} ms) and write  [load {load()}]"
+    )
+
+
+def integrity_bench(tmp: Path, n: int, rounds: int, baseline: str | None, verify_run: str | None) -> None:
+    """Section 10 (b) and (c): a serial PM run with hashes against one without, and verify's cost."""
+    run = Path(verify_run) if verify_run else tmp / "pm"
+    if not verify_run:
+        study = str(ROOT / "configs" / "perpetual_motion.yaml")
+        argv = ["run", study, "--deals", str(n), "--backend", "serial", "--fresh"]
+        walls: dict[str, list[float]] = {"now": [], "before": []}
+        cpus: dict[str, list[float]] = {"now": [], "before": []}  # the one process's CPU: steadier on a busy machine
+        for tree in [None] + ([baseline] if baseline else []):  # warm-up: a checkout elsewhere compiles its kernels
+            command_cost([*argv[:2], "--deals", "1000", *argv[4:], "--out", str(tmp / "warm")], tree)
+        for _ in range(rounds):
+            for name, tree in [("now", None)] + ([("before", baseline)] if baseline else []):
+                out = tmp / f"pm-{name}"
+                cost = command_cost([*argv, "--out", str(out)], tree)
+                walls[name].append(cost["wall"])
+                cpus[name].append(cost["cpu"])
+                print(
+                    f"  patience run PM {n:,} deals x 3 variants, serial, {name}: {cost['wall']:.1f} s wall, "
+                    f"{cost['cpu']:.1f} CPU-s [load {load()}]"
+                )
+        shutil.rmtree(tmp / "pm-before", ignore_errors=True)
+        (tmp / "pm-now").rename(run)
+        if baseline:
+            for what, got in (("wall", walls), ("CPU", cpus)):
+                a, b = statistics.median(got["before"]), statistics.median(got["now"])
+                change = 100 * (b - a) / a
+                print(f"patience run, median {what}: {a:.1f} s before hashes, {b:.1f} s now ({change:+.1f}%)")
+    rows = sum(pq_rows(p) for p in run.glob("variant=*/*.parquet"))
+    for extra in ([], ["--full"]):
+        cost = command_cost(["verify", str(run), *extra])
+        print(
+            f"patience verify{''.join(' ' + e for e in extra)} of {rows:,} rows: {cost['wall']:.1f} s wall, "
+            f"{cost['cpu']:.1f} CPU-s, {cost['maxrss_mib']:.0f} MiB  [load {load()}]"
+        )
+
+
+def pq_rows(path: Path) -> int:
+    import pyarrow.parquet as pq
+
+    return pq.read_metadata(path).num_rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--deals", type=int, default=1_000_000)
@@ -579,7 +679,11 @@ def main() -> None:
         action="store_true",
         help="only section 9: engine alone, two bare engines and the Ray playing phase, interleaved",
     )
-    ap.add_argument("--rounds", type=int, default=5, help="rounds of section 9")
+    ap.add_argument("--rounds", type=int, default=5, help="rounds of section 9 (and of section 10's runs)")
+    ap.add_argument("--only-integrity", action="store_true", help="only section 10: hashing at write, verify")
+    ap.add_argument("--part-rows", type=int, default=10_000, help="rows of section 10's part write")
+    ap.add_argument("--baseline-tree", help="section 10: a checkout of the code before hashes, to run beside")
+    ap.add_argument("--verify-run", help="section 10: verify this run instead of the one it plays")
     args = ap.parse_args()
     print(f"machine: {os.cpu_count()} cores, load average {load()}")
 
@@ -598,6 +702,10 @@ def main() -> None:
         )
         if args.only_playing:
             playing_rounds(study, tmp / "rounds", args.deals, args.rounds)
+            return
+        if args.only_integrity:
+            part_write_bench(args.part_rows, 200)
+            integrity_bench(tmp, args.deals, args.rounds, args.baseline_tree, args.verify_run)
             return
         if args.scale_units and not args.only_paired:
             scale_bench(tmp, args.scale_units, args.repeat)

@@ -118,7 +118,10 @@ def test_manifest_and_parquet_metadata(pm_study, tmp_path):
     assert json.loads(meta[b"patience.rules"])["gather"] == "pile1_bottom_up"
     assert meta[b"patience.engine_version"] and meta[b"patience.unit"] == b"masten/part-0-249"
     footer = json.loads(meta[b"patience.summary"])
-    assert footer == next(r for r in log if r["key"] == "masten/part-0-249")
+    line = next(r for r in log if r["key"] == "masten/part-0-249")
+    # the log's line is the footer's summary plus the stamp of the part's bytes (a file cannot hold its own hash)
+    assert footer == {k: v for k, v in line.items() if k not in ("sha256", "bytes", "mtime_ns")}
+    assert line["sha256"] and line["bytes"] == (tmp_path / "r" / "variant=masten" / "part-0-249.parquet").stat().st_size
     assert footer["count"] == 250 and sum(footer["outcomes"].values()) == 250
 
 

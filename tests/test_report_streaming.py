@@ -550,6 +550,9 @@ def test_aligned_streams_count_unknown_and_missing_outcomes_as_the_join_does(rea
         outcome = [None if d % 11 == 0 else "unknown" if d % 7 == 0 else o for d, o in zip(deal, outcome, strict=True)]
         table = table.set_column(table.schema.get_field_index("outcome"), "outcome", pa.array(outcome, pa.string()))
         pq.write_table(table, path)  # the footer keeps patience run's metadata: still in order
+    # parts edited by hand no longer have the hashes the unit log records (readers would refuse them): without the
+    # log they are read as a run from before hashes were recorded
+    (copy / "units.jsonl").unlink()
     assert pc.sum(pq.read_table(path).column("outcome").is_null()).as_py() > 0
     old = old_states(copy)
     streamed = compare_run(copy, baseline="clarke")
