@@ -7,7 +7,7 @@ column that contradicts ``outcome``, a forced-play row that claims a win), the c
 their own run, and a damaged part that a rerun must play again; then a property test of random bit flips.
 
 Runs use the instant fake game (tests/fake_game.py: a fixed strategy, so its kernel replays its rows) and a
-toy solver game defined here (a ``solution`` column and ``check_solution``), on the serial backend.
+toy solver game (tests/toy_game.py: a ``solution`` column and ``check_solution``), on the serial backend.
 """
 
 from __future__ import annotations
@@ -16,19 +16,13 @@ import json
 import os
 import random
 import shutil
-from dataclasses import dataclass
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from pipeline_util import cli, rows, write_study
 
 from engine import registry
-from engine.cards import DECK_52, format_cards
-from engine.outcomes import BLOCKED, OUTCOMES, WON
-from engine.registry import Column, GameSpec, PlayResult, new_columns
-from engine.rules import switch
 from pipeline.config import load_study
 from pipeline.runner import run_study
 from pipeline.verify import verify_run
@@ -237,59 +231,11 @@ def test_a_forced_play_row_that_claims_a_win_is_caught_and_the_kernel_names_it(r
     assert f"refused: variant easy, deal {deal}: the kernel plays it as " in out and "the part says won" in out
 
 
-# A toy solver game: won when the first card's rank is below 7, its "solution" the first four cards in card
-# text, which check_solution wants exactly.
-
-
-@dataclass(frozen=True)
-class ToyRules:
-    strategy: str = switch("solver", "fixed: no search; solver: search", choices=("fixed", "solver"))
-
-
-TOY_COLUMNS = (Column("solution", "string", "the first four cards"),)
-
-
-def _toy_batch(decks: np.ndarray, rules: ToyRules) -> dict[str, np.ndarray]:
-    out = new_columns(len(decks), TOY_COLUMNS)
-    for g, deal in enumerate(decks):
-        won = deal[0] % 13 < 7
-        out["outcome"][g] = WON if won else BLOCKED
-        out["cards_left"][g] = 0 if won else 52
-        out["solution"][g] = format_cards(deal[:4]) if won and rules.strategy == "solver" else ""
-    return out
-
-
-def _toy_one(deal: np.ndarray, rules: ToyRules, trace: bool = False) -> PlayResult:
-    cols = _toy_batch(np.asarray(deal, dtype=np.uint8)[None, :], rules)
-    row = {k: (v[0] if v.dtype == object else v[0].item()) for k, v in cols.items()}
-    row["outcome"] = OUTCOMES[row["outcome"]]
-    return PlayResult(row=row)
-
-
-def _toy_check(deal: np.ndarray, rules: ToyRules, text: str) -> str | None:
-    return None if text == format_cards(deal[:4]) else f"expected the first four cards, got {text!r}"
-
-
-GAME = GameSpec(
-    name="toy",
-    title="Toy solver game (tests only)",
-    doc="tests only",
-    deck=DECK_52,
-    rules_type=ToyRules,
-    presets={},
-    extra_columns=TOY_COLUMNS,
-    play_batch=_toy_batch,
-    play_one=_toy_one,
-    outcomes=("won", "blocked", "unsolvable", "unknown"),
-    check_solution=_toy_check,
-)
-
-
 @pytest.mark.parametrize("verdict", ["unsolvable", "unknown"])
 def test_a_solver_win_turned_into_another_verdict_with_its_solution_cleared_fails(
     tmp_path, capsys, monkeypatch, verdict
 ):
-    monkeypatch.setitem(registry._GAME_MODULES, "toy", __name__)
+    monkeypatch.setitem(registry._GAME_MODULES, "toy", "toy_game")
     study = write_study(
         tmp_path / "t.yaml",
         """

@@ -1,7 +1,7 @@
 """`patience verify RUN_DIR`: parts against the manifest, every stored solution replayed by the reference.
 
 Runs are made with the serial backend.  Corruptions are made by hand in the Parquet parts (their footer
-metadata kept, so only the corrupted thing is wrong).  A toy solver game defined here (a `strategy` switch,
+metadata kept, so only the corrupted thing is wrong).  A toy solver game (tests/toy_game.py: a `strategy` switch,
 a `solution` column and `check_solution`) shows that verify works through the GameSpec contract alone and
 leaves fixed-strategy rows alone.
 """
@@ -9,9 +9,7 @@ leaves fixed-strategy rows alone.
 from __future__ import annotations
 
 import shutil
-from dataclasses import dataclass
 
-import numpy as np
 import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -21,9 +19,6 @@ from pipeline_util import cli, rows, write_study
 from engine import registry
 from engine.cards import DECK_52, format_cards
 from engine.deals import seeded_deals
-from engine.outcomes import BLOCKED, OUTCOMES, WON
-from engine.registry import Column, GameSpec, PlayResult, new_columns
-from engine.rules import switch
 from pipeline.config import load_study
 from pipeline.runner import run_study
 
@@ -223,54 +218,8 @@ def test_a_game_with_no_solutions_has_nothing_to_replay(tmp_path, capsys, monkey
     assert code == 0 and "fake stores no solutions: nothing to replay" in out and "3 parts complete" in out
 
 
-# --- a toy solver game: verify through the GameSpec contract alone ---------------------------------
-# Won when the first card's rank is below 7; its "solution" is the first four cards in card text, and
-# check_solution wants exactly those.  Under strategy: fixed the solution column stays empty.
-
-
-@dataclass(frozen=True)
-class ToyRules:
-    strategy: str = switch("fixed", "fixed: no search; solver: search", choices=("fixed", "solver"))
-
-
-def _toy_batch(decks: np.ndarray, rules: ToyRules) -> dict[str, np.ndarray]:
-    out = new_columns(len(decks), TOY_COLUMNS)
-    for g, deal in enumerate(decks):
-        won = deal[0] % 13 < 7
-        out["outcome"][g] = WON if won else BLOCKED
-        out["solution"][g] = format_cards(deal[:4]) if won and rules.strategy == "solver" else ""
-    return out
-
-
-def _toy_one(deal: np.ndarray, rules: ToyRules, trace: bool = False) -> PlayResult:
-    cols = _toy_batch(np.asarray(deal, dtype=np.uint8)[None, :], rules)
-    row = {k: (v[0] if v.dtype == object else v[0].item()) for k, v in cols.items()}
-    row["outcome"] = OUTCOMES[row["outcome"]]
-    return PlayResult(row=row)
-
-
-def _toy_check(deal: np.ndarray, rules: ToyRules, text: str) -> str | None:
-    return None if text == format_cards(deal[:4]) else f"expected the first four cards, got {text!r}"
-
-
-TOY_COLUMNS = (Column("solution", "string", "the first four cards"),)
-GAME = GameSpec(
-    name="toy",
-    title="Toy solver game (tests only)",
-    doc="tests only",
-    deck=DECK_52,
-    rules_type=ToyRules,
-    presets={},
-    extra_columns=TOY_COLUMNS,
-    play_batch=_toy_batch,
-    play_one=_toy_one,
-    outcomes=("won", "blocked"),
-    check_solution=_toy_check,
-)
-
-
 def test_verify_replays_solver_variants_only_through_the_game_spec(tmp_path, capsys, monkeypatch):
-    monkeypatch.setitem(registry._GAME_MODULES, "toy", __name__)
+    monkeypatch.setitem(registry._GAME_MODULES, "toy", "toy_game")
     study = write_study(
         tmp_path / "t.yaml",
         """
