@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import functools
 import json
+import signal
 import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
+from pipeline import faults
 from pipeline.errors import BadInput, RunFailed
 
 app = typer.Typer(
@@ -594,15 +596,19 @@ def main(argv: list[str] | None = None) -> None:
     except ImportError:  # pragma: no cover - older typer with click installed alongside
         from click.exceptions import ClickException
 
-    try:
-        code = app(args=argv, prog_name="patience", standalone_mode=False)
-    except ClickException as exc:
-        hint = f" (see `patience {argv_command(argv)}`)"
-        _err(exc.format_message().replace("\n", " ") + hint)
-        sys.exit(exc.exit_code)
-    except (typer.Abort, KeyboardInterrupt):
+    with faults.signals_caught():  # SIGTERM and SIGHUP end a run as Ctrl-C does
+        try:
+            code = app(args=argv, prog_name="patience", standalone_mode=False)
+        except ClickException as exc:
+            hint = f" (see `patience {argv_command(argv)}`)"
+            _err(exc.format_message().replace("\n", " ") + hint)
+            sys.exit(exc.exit_code)
+        except (typer.Abort, KeyboardInterrupt):
+            code = 130
+        signum = faults.first_signal()
+    if signum is not None or code == 130:  # typer turns an interrupt into exit code 130, without a word
         _err("interrupted")
-        sys.exit(130)
+        sys.exit(128 + (signum or signal.SIGINT))
     sys.exit(code if isinstance(code, int) else 0)
 
 

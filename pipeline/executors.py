@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import math
 import os
+import signal
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
@@ -119,23 +121,37 @@ class RayExecutor:
             check_reachable(self.address, self._address_source)
         ray = _import_ray(local=not self.address)
         if not ray.is_initialized():
-            import logging
+            from pipeline.faults import Terminated
 
-            if self.address:
-                ray.init(address=self.address, logging_level=logging.WARNING, log_to_driver=False)
-            else:
-                ray.init(
-                    address="local",
-                    num_cpus=self.num_cpus,
-                    include_dashboard=False,
-                    _node_ip_address="127.0.0.1",
-                    logging_level=logging.WARNING,
-                    log_to_driver=False,
-                )
+            on_term = signal.getsignal(signal.SIGTERM)  # pipeline.faults's, under the CLI
+            try:
+                self._init(ray)
+            except SystemExit as exc:  # ray.init's own SIGTERM handler (sys.exit) fired while Ray started
+                if exc.code == signal.SIGTERM:
+                    raise Terminated(signal.SIGTERM) from None
+                raise
+            finally:
+                if on_term is not None and threading.current_thread() is threading.main_thread():
+                    signal.signal(signal.SIGTERM, on_term)  # ray.init put a handler of its own in its place
             self._started = True
         self._ray = ray
         self._remote = ray.remote(num_cpus=1, max_retries=MAX_RETRIES, retry_exceptions=False)(run_units)
         return self
+
+    def _init(self, ray: Any) -> None:
+        import logging
+
+        if self.address:
+            ray.init(address=self.address, logging_level=logging.WARNING, log_to_driver=False)
+        else:
+            ray.init(
+                address="local",
+                num_cpus=self.num_cpus,
+                include_dashboard=False,
+                _node_ip_address="127.0.0.1",
+                logging_level=logging.WARNING,
+                log_to_driver=False,
+            )
 
     def __exit__(self, *exc: Any) -> None:
         if self._started:

@@ -127,11 +127,16 @@ def read_manifest(run_dir) -> dict[str, Any]:
     return manifest
 
 
+def manifest_bytes(manifest: dict[str, Any]) -> bytes:
+    """run.json's bytes, as :func:`write_manifest` writes them."""
+    return (json.dumps(manifest, indent=1, default=str) + "\n").encode()
+
+
 def write_manifest(run_dir, manifest: dict[str, Any]) -> None:
     """Atomically replace run.json (readers see the old or the new one, never half): a rename locally,
     one PUT on object storage."""
     store = open_run(run_dir)
-    data = (json.dumps(manifest, indent=1, default=str) + "\n").encode()
+    data = manifest_bytes(manifest)
     if store.local:
         store.write_bytes(MANIFEST, data)
         return
@@ -387,15 +392,23 @@ class UnitLog(_BufferedLog):
         os.ftruncate(self._fd, 0)
 
     def _write(self, data: bytes) -> None:
-        written = os.write(self._fd, data)
-        while written < len(data):  # a short write (rare on local disks): finish the chunk
-            written += os.write(self._fd, data[written:])
+        size = os.fstat(self._fd).st_size
+        try:
+            written = os.write(self._fd, data)
+            while written < len(data):  # a short write (rare on local disks): finish the chunk
+                written += os.write(self._fd, data[written:])
+        except OSError:  # a full disk: no half chunk left behind; the lines stay buffered
+            os.ftruncate(self._fd, size)
+            raise
 
     def close(self) -> None:
+        if self._fd is None:
+            return
         try:
             self.flush()
         finally:
             os.close(self._fd)
+            self._fd = None
 
 
 # --- one run per folder --------------------------------------------------------------------------
@@ -555,8 +568,13 @@ class RunLock:
                     "since": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                 }
             )
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, text.encode() + b"\n", 0)
+            try:
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, text.encode() + b"\n", 0)
+            except OSError as exc:  # a full disk: nothing of the run is written, and no lock is left
+                self._fd = fd
+                self.release()
+                raise _unwritable(self.out, exc) from None
             self._fd = fd
             return
         raise BadInput(f"option --out: {self.path} keeps being replaced; allowed: a folder one run uses at a time")

@@ -21,6 +21,7 @@ import datetime as _dt
 import json
 import os
 import platform
+import signal
 import socket
 import sys
 import time
@@ -39,6 +40,7 @@ from engine import ENGINE_VERSION
 from pipeline.config import Study
 from pipeline.errors import BadInput, RunFailed
 from pipeline.executors import ClusterLost, UnitFailed, make_executor
+from pipeline.faults import SpaceReserve, first_signal
 from pipeline.integrity import (
     FINGERPRINT_KEY,
     HASHES_NOTE,
@@ -49,12 +51,24 @@ from pipeline.integrity import (
     scan_finished,
     totals_problems,
 )
-from pipeline.run_files import clear_run, clear_tmp, read_manifest, run_lock, unit_log, write_manifest
-from pipeline.run_store import open_run
+from pipeline.run_files import (
+    MANIFEST,
+    TMP_DIR,
+    UNIT_LOG,
+    clear_run,
+    clear_tmp,
+    manifest_bytes,
+    read_manifest,
+    run_lock,
+    unit_log,
+    write_manifest,
+)
+from pipeline.run_store import open_run, storage_problem
 from pipeline.work_units import UnitPlan, make_task
 
 FAULT_ENV = "PATIENCE_TEST_FAULT"  # test-only fault switch, see pipeline.worker._fault
 MANIFEST_EVERY = 1.0  # seconds between manifest rewrites while running (at least)
+RESERVE_MARGIN = 1 << 20  # bytes kept free beyond two run.json copies: the unit log's last chunk (pipeline.faults)
 PACKAGES = ("numpy", "numba", "pyarrow", "polars", "ray", "typer", "rich", "pyyaml", "pydantic")
 
 
@@ -228,6 +242,59 @@ def run_study(
             executor.__exit__(None, None, None)
 
 
+def _start_records(out_dir, manifest: dict[str, Any]) -> SpaceReserve | _NoReserve:
+    """Write the first run.json of a run and, on a local disk, keep room for its last (pipeline.faults).
+
+    BadInput (exit 2) when the disk is full or read-only: nothing of the run is written then, and an earlier
+    run.json stays as it was, so a folder never says "running" for a run that did not start."""
+    if not out_dir.local:
+        write_manifest(out_dir, manifest)  # RunFailed with one line on object storage
+        return _NoReserve()
+    size = 2 * len(manifest_bytes(manifest)) + RESERVE_MARGIN
+    try:
+        reserve = SpaceReserve(out_dir.root / TMP_DIR, size)
+    except OSError as exc:
+        raise BadInput(
+            f"option --out: {out_dir}: cannot keep {size // 1024:,} KiB free for the run's records "
+            f"({storage_problem(exc)}); allowed: a folder on a file system with room"
+        ) from None
+    try:
+        write_manifest(out_dir, manifest)
+    except OSError as exc:
+        reserve.free()
+        raise _no_room(out_dir, MANIFEST, exc) from None
+    return reserve
+
+
+def _no_room(out_dir, name: str, exc: OSError) -> BadInput:
+    return BadInput(
+        f"option --out: {out_dir}: cannot write {name} ({storage_problem(exc)}); "
+        "allowed: a folder on a writable file system with room"
+    )
+
+
+class _NoReserve:
+    def free(self) -> None:
+        pass
+
+
+def _end_records(out_dir, manifest: dict[str, Any], log, reserve, totals: dict[str, Any]) -> str:
+    """Close the unit log and write how the run ended, with the reserve given back first (a full disk).
+
+    Returns "" or, when even so run.json could not be written, a clause for the one line the user is shown."""
+    reserve.free()
+    manifest["totals"] = totals
+    try:
+        log.close()
+    except OSError:
+        pass  # the lines it held are recovered from the parts' footers at the next resume
+    try:
+        write_manifest(out_dir, manifest)
+    except (OSError, RunFailed) as exc:
+        return f"; {MANIFEST} could not be updated ({storage_problem(exc)})"
+    return ""
+
+
 def _run(
     study: Study,
     out_dir: Path,
@@ -292,8 +359,15 @@ def _run(
     }
     if action == "repair" or "repaired" in old:
         manifest["repaired"] = _now() if action == "repair" else old["repaired"]
-    write_manifest(out_dir, manifest)
-    log = unit_log(out_dir)
+    try:
+        log = unit_log(out_dir)
+    except OSError as exc:
+        raise _no_room(out_dir, UNIT_LOG, exc) from None
+    try:
+        reserve = _start_records(out_dir, manifest)  # BadInput on a full or read-only disk: run.json unchanged
+    except BaseException:
+        log.close()
+        raise
 
     part_metadata_base = {
         "patience.study": study.name,
@@ -351,23 +425,34 @@ def _run(
                     manifest["totals"] = tally.totals(plan)
                     write_manifest(out_dir, manifest)
                     last_write = now
-    except (UnitFailed, ClusterLost) as exc:
-        log.close()
-        what = f"work unit {exc.key} failed: {exc}" if isinstance(exc, UnitFailed) else str(exc)
-        manifest.update(status="failed", finished=_now(), error=what, totals=tally.totals(plan))
+        log.close()  # inside the try: a full disk here still ends the run as failed
+    except (UnitFailed, ClusterLost, OSError, RunFailed) as exc:
         if isinstance(exc, UnitFailed):
+            what = f"work unit {exc.key} failed: {exc}"
             manifest["failed_unit"] = {"key": exc.key, "error": str(exc)}
-        write_manifest(out_dir, manifest)
+        elif isinstance(exc, OSError):  # the driver's own records (run.json, units.jsonl): a full disk
+            what = f"cannot write the run's records in {out_dir}: {storage_problem(exc)}"
+        else:  # ClusterLost; RunFailed: object storage refused the unit log or run.json
+            what = str(exc)
+        manifest.update(status="failed", finished=_now(), error=what)
+        lost = _end_records(out_dir, manifest, log, reserve, tally.totals(plan))
         raise RunFailed(
-            f"{what}; the {done_units} finished units stay in {out_dir} (rerun the same command to resume)"
+            f"{what}; the {done_units} finished units stay in {out_dir} (rerun the same command to resume){lost}"
         ) from None
     except BaseException as exc:
-        log.close()
-        manifest.update(status="interrupted", finished=_now(), error=type(exc).__name__, totals=tally.totals(plan))
-        write_manifest(out_dir, manifest)
+        signum = first_signal()  # Ray may hand a SIGTERM on as a plain KeyboardInterrupt: name the signal
+        error = signal.Signals(signum).name if signum is not None else type(exc).__name__
+        manifest.update(status="interrupted", finished=_now(), error=error)
+        _end_records(out_dir, manifest, log, reserve, tally.totals(plan))
         raise
-    log.close()
     manifest.update(status="complete", finished=_now(), totals=tally.totals(plan))
-    write_manifest(out_dir, manifest)
+    reserve.free()  # room for the last run.json, however full the disk is now
+    try:
+        write_manifest(out_dir, manifest)
+    except (OSError, RunFailed) as exc:
+        raise RunFailed(
+            f"every unit of {out_dir} is played, but {MANIFEST} could not be updated ({storage_problem(exc)}); "
+            "rerun the same command to record the end"
+        ) from None
     clear_tmp(out_dir)
     return RunOutcome(out_dir, len(plan), skipped, done_units - skipped, time.perf_counter() - t0)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 import sys
@@ -58,3 +59,22 @@ def cli_subprocess(argv: list[str], env: dict | None = None, fake: bool = False,
         text=True,
         **kw,
     )
+
+
+def snapshot(folder: Path) -> dict[str, str]:
+    """Every file under ``folder`` (relative path -> sha256): what "nothing written, nothing lost" compares."""
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else "dir"
+        for p in sorted(folder.rglob("*"))
+    }
+
+
+def one_line(err: str, *needles: str) -> str:
+    """The single stderr line of a refusal, checked to hold every needle and no traceback."""
+    assert "Traceback" not in err, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("patience: error: "), lines[0]
+    for needle in needles:
+        assert needle in lines[0], (needle, lines[0])
+    return lines[0]

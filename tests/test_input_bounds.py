@@ -13,7 +13,6 @@ Runs use the instant fake game (tests/fake_game.py) on the serial backend.
 from __future__ import annotations
 
 import errno
-import hashlib
 import os
 import resource
 import shutil
@@ -24,7 +23,7 @@ import time
 from pathlib import Path
 
 import pytest
-from pipeline_util import ROOT, TESTS, cli, write_study
+from pipeline_util import ROOT, TESTS, cli, one_line, snapshot, write_study
 
 from engine import registry
 from pipeline.config import load_study
@@ -69,25 +68,6 @@ def run(finished, tmp_path, fake):
     shutil.copytree(finished / "run", tmp_path / "run")
     shutil.copy(finished / "s.yaml", tmp_path / "s.yaml")
     return tmp_path / "run"
-
-
-def snapshot(folder: Path) -> dict[str, str]:
-    """Every file under ``folder`` (relative path -> sha256): what "nothing written, nothing lost" compares."""
-    return {
-        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else "dir"
-        for p in sorted(folder.rglob("*"))
-    }
-
-
-def one_line(err: str, *needles: str) -> str:
-    """The single stderr line of a refusal, checked to hold every needle and no traceback."""
-    assert "Traceback" not in err, err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    assert lines[0].startswith("patience: error: "), lines[0]
-    for needle in needles:
-        assert needle in lines[0], (needle, lines[0])
-    return lines[0]
 
 
 def study_file(folder: Path, body: str, name: str = "t.yaml") -> Path:

@@ -1,0 +1,96 @@
+"""How a run ends when the machine ends it: signals handled as Ctrl-C is, and space kept for the last word.
+
+**Signals.**  SIGTERM (what ``kill``, a batch scheduler or a container stop sends) and SIGHUP (a closed
+terminal) raise :class:`Terminated`, a ``KeyboardInterrupt``, in the main thread, so a run stopped so ends as
+one stopped by Ctrl-C does: its finished units kept, ``run.json`` saying "interrupted", the lock released, Ray
+shut down, and the one line "interrupted" printed; the exit code is 128 + the signal's number (130, 143, 129),
+the shell's convention.  Only the first signal interrupts: the ones that follow (a process group signalled
+at once, an impatient second Ctrl-C) are recorded and ignored, so they cannot cut the clean-up short; SIGKILL
+is still there for a clean-up that hangs.  ``ray.init`` installs a SIGTERM handler of its own (``sys.exit``),
+so :class:`pipeline.executors.RayExecutor` puts back the one it found once Ray is up.
+
+**Space.**  A full disk must not leave ``run.json`` saying "running".  A local run keeps a reserve file in
+``_tmp/`` (:class:`SpaceReserve`), large enough for two copies of its manifest and a chunk of the unit log;
+when a write fails, the run deletes it and so has room to write how it ended.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import FrameType
+
+SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+class Terminated(KeyboardInterrupt):
+    """The process was asked to stop by a signal other than SIGINT (SIGTERM, SIGHUP)."""
+
+    def __init__(self, signum: int):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+_received: list[int] = []  # the signals seen inside signals_caught(), first first
+
+
+def _on_signal(signum: int, frame: FrameType | None) -> None:
+    _received.append(signum)
+    if len(_received) > 1:  # the run is already ending: let its clean-up finish
+        return
+    if signum == signal.SIGINT:
+        raise KeyboardInterrupt
+    raise Terminated(signum)
+
+
+@contextmanager
+def signals_caught() -> Iterator[None]:
+    """SIGINT, SIGTERM and SIGHUP routed to :func:`_on_signal` inside the block, the handlers before it put back
+    after it (a CLI called in-process by tests leaves its caller's handlers alone).  Main thread only."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    _received.clear()
+    before = {signum: signal.signal(signum, _on_signal) for signum in SIGNALS}
+    try:
+        yield
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
+
+
+def first_signal() -> int | None:
+    """The signal that interrupted this process, if one did."""
+    return _received[0] if _received else None
+
+
+class SpaceReserve:
+    """A file of ``size`` bytes under ``folder``, deleted (:meth:`free`) when a write meets a full disk.
+
+    Named like the temporary files of :mod:`pipeline.run_store` (32 hex digits, ``.tmp``), so whatever removes a
+    killed run's temporary files removes it too.  Creating it on a disk that cannot hold it raises OSError: a run
+    that could not record its own end is not started.
+    """
+
+    def __init__(self, folder: Path, size: int):
+        self.path: Path | None = folder / f"{uuid.uuid4().hex}.tmp"
+        folder.mkdir(parents=True, exist_ok=True)
+        try:
+            with open(self.path, "wb") as f:
+                if hasattr(os, "posix_fallocate"):  # blocks allocated now, not at the first write
+                    os.posix_fallocate(f.fileno(), 0, size)
+                else:  # pragma: no cover - macOS: written out
+                    f.write(b"\0" * size)
+        except BaseException:
+            self.free()
+            raise
+
+    def free(self) -> None:
+        if self.path is not None:
+            self.path.unlink(missing_ok=True)
+            self.path = None
