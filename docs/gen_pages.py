@@ -153,7 +153,18 @@ def results() -> list[dict[str, Any]]:
             raise SystemExit(f"docs/results.yaml: unknown game {row['game']!r}")
         if not (ROOT / row["study"]).exists():
             raise SystemExit(f"docs/results.yaml: {row['study']} does not exist")
+        if "preset" in row and row["preset"] not in get_game(row["game"]).presets:
+            raise SystemExit(f"docs/results.yaml: {row['game']} has no preset {row['preset']!r}")
     return rows
+
+
+def preset_rows(rows: list[dict[str, Any]], game: str) -> dict[str, dict[str, Any]]:
+    """preset -> the first row of docs/results.yaml that measures it (its ``preset`` key)."""
+    out: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        if row["game"] == game and "preset" in row:
+            out.setdefault(row["preset"], row)
+    return out
 
 
 def ours_text(row: dict[str, Any]) -> str:
@@ -284,12 +295,21 @@ def game_page(name: str, rows: list[dict[str, Any]]) -> str:
     md += [
         "## Presets",
         "",
-        "| preset | named for | switches it sets (the rest keep their defaults) |",
-        "| --- | --- | --- |",
+        "Each preset, the source it is named for, that source's figure and ours (the row of the Results page "
+        "that measures it; a preset without one says so in its own words).",
+        "",
+        "| preset | named for | published | ours | switches it sets (the rest keep their defaults) |",
+        "| --- | --- | --- | --- | --- |",
     ]
+    measured = preset_rows(rows, name)
     for preset, values in g.presets.items():
         text = ", ".join(f"`{k}: {code(v)[1:-1]}`" for k, v in values.items()) or "(the defaults)"
-        md.append(f"| `{preset}` | {cell(g.preset_sources.get(preset, ''))} | {cell(text)} |")
+        row = measured.get(preset)
+        published, ours = (str(row["published"]), ours_text(row)) if row else ("-", "-")
+        md.append(
+            f"| `{preset}` | {cell(g.preset_sources.get(preset, ''))} | {cell(published)} | {cell(ours)} "
+            f"| {cell(text)} |"
+        )
     md.append("")
 
     md += ["## Published figures beside ours", ""]

@@ -25,7 +25,7 @@ from engine.registry import get_game
 GREEDY = {"greedy": {}, "greedy_fill_aces": {"fill_from": "aces"}, "pysolfc (greedy)": {"preset": "pysolfc"}}
 SOLVER = {
     "masten": {"preset": "masten"},
-    "masten_immediate": {"preset": "masten", "fill": "immediate"},
+    "fill_before_deal": {"preset": "fill_before_deal"},
     "masten_fill_aces": {"preset": "masten", "fill_from": "aces"},
     "masten_fill_optional": {"preset": "masten", "fill": "optional"},
     "masten_lone_card": {"preset": "masten", "move_lone_card": True},

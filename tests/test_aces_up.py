@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -141,17 +142,18 @@ def test_hand_checked_eight_card_loss() -> None:
 
 def test_the_reference_refuses_illegal_solutions() -> None:
     deal = parse_cards(TWELVE_WON)
-    masten = GAME.rules("masten")
+    masten = GAME.rules("fill_before_deal")
     good = "KC QC JC / 2D 3D 4D / 5H 5S"
     assert reference.check_solution(deal, masten, good) is None
     assert "already won" in reference.check_solution(deal, masten, good + " AH>4")
-    assert reference.check_solution(deal, GAME.rules("masten", {"win": "one_ace_per_pile"}), good + " AH>4") is None
+    one_per_pile = GAME.rules("fill_before_deal", {"win": "one_ace_per_pile"})
+    assert reference.check_solution(deal, one_per_pile, good + " AH>4") is None
     assert "not won" in reference.check_solution(deal, masten, "KC QC JC / 2D 3D 4D / 5H")
     assert "may not be discarded" in reference.check_solution(deal, masten, "AC")
     assert "not on top" in reference.check_solution(deal, masten, "2D")
     # forced discards: no deal while KC, QC or JC may go; optional: that deal is legal (and then lost)
     assert "discards: forced" in reference.check_solution(deal, masten, "- / 2D 3D 4D")
-    why = reference.check_solution(deal, GAME.rules("masten", {"discards": "optional"}), "- / 2D 3D 4D")
+    why = reference.check_solution(deal, GAME.rules("fill_before_deal", {"discards": "optional"}), "- / 2D 3D 4D")
     assert why == "not won: 9 cards left after the last phase"
     assert "phase 2 is empty" in reference.check_solution(deal, masten, "KC QC JC / / 5H")
 
@@ -161,7 +163,7 @@ def test_fill_rules_on_a_hand_made_position() -> None:
     # Deal 2: KH 9S QH AH: P1 [KH], P2 [9S], P3 [4C QH], P4 [AS AH]; KH and QH go (AH is higher), 9S stays
     # (AS is covered): P1 a space, P2 [9S], P3 [4C], P4 [AS AH].  AH may fill P1; 9S and 4C are alone.
     deal = parse_cards("2C 3C 4C AS KH 9S QH AH 5D 6D 7D AD")
-    t = reference.Table(deal, GAME.rules("masten"))
+    t = reference.Table(deal, GAME.rules("fill_before_deal"))
     t.deal()
     t.discard_closure()
     t.deal()
@@ -169,13 +171,13 @@ def test_fill_rules_on_a_hand_made_position() -> None:
     assert [len(p) for p in t.piles] == [0, 1, 1, 2]
     assert t.why_not_deal() == "a space can be filled (fill: compulsory)"
     assert t.legal_moves() == [("fill", 3, 0)]
-    lone = reference.Table(deal, GAME.rules("masten", {"move_lone_card": True}))
+    lone = reference.Table(deal, GAME.rules("fill_before_deal", {"move_lone_card": True}))
     lone.__dict__.update({k: v for k, v in t.__dict__.items() if k != "rules"})
     assert lone.legal_moves() == [("fill", 1, 0), ("fill", 2, 0), ("fill", 3, 0)]
-    aces = reference.Table(deal, GAME.rules("masten", {"fill_from": "aces"}))
+    aces = reference.Table(deal, GAME.rules("fill_before_deal", {"fill_from": "aces"}))
     aces.__dict__.update({k: v for k, v in t.__dict__.items() if k != "rules"})
     assert ("fill", 3, 0) in aces.legal_moves() and aces.why_not_deal() is not None
-    optional = reference.Table(deal, GAME.rules("masten", {"fill": "optional"}))
+    optional = reference.Table(deal, GAME.rules("fill_before_deal", {"fill": "optional"}))
     optional.__dict__.update({k: v for k, v in t.__dict__.items() if k != "rules"})
     assert ("deal",) in optional.legal_moves()
 
@@ -229,7 +231,7 @@ def test_reduced_deals_reach_both_verdicts() -> None:
     "over", [{}, {"fill_from": "aces"}, {"fill": "optional", "win": "one_ace_per_pile"}, {"fill": "immediate"}]
 )
 def test_solver_agrees_with_plain_search_on_full_deals(over: dict) -> None:
-    rules = GAME.rules("masten", over)
+    rules = GAME.rules("fill_before_deal", over)
     deals = np.concatenate([seeded_deals(DECK_52, 21, 0, 12), _greedy_wins(GAME.rules(None, over), 3)])
     for deal in deals:
         s = au.solve(deal, rules)
@@ -251,7 +253,7 @@ def test_solver_agrees_with_plain_search_on_full_deals(over: dict) -> None:
 def test_solver_wins_every_deal_greedy_wins_and_every_win_replays(over: dict) -> None:
     deals = seeded_deals(DECK_52, 2024, 0, 1500)
     greedy = GAME.play_batch(deals, GAME.rules(None, over))
-    rules = GAME.rules("masten", over)
+    rules = GAME.rules("fill_before_deal", over)
     solved = GAME.play_batch(deals, rules)
     assert (solved["outcome"][greedy["outcome"] == WON] == WON).all()
     assert (solved["cards_left"] <= greedy["cards_left"]).all()
@@ -268,16 +270,16 @@ def test_optional_discards_never_lose_a_deal_the_forced_game_wins() -> None:
     """Optional discards allow every forced line, so no deal the forced game wins is unsolvable with them.  The
     search there is large (docstring), so it runs on a budget: unknown is allowed, unsolvable is not."""
     deals = seeded_deals(DECK_52, 31, 0, 300)
-    forced = GAME.play_batch(deals, GAME.rules("masten"))
+    forced = GAME.play_batch(deals, GAME.rules("fill_before_deal"))
     won = np.nonzero(forced["outcome"] == WON)[0]
     assert len(won) > 10
-    free = GAME.play_batch(deals[won], GAME.rules("masten", {"discards": "optional", "max_nodes": 20_000}))
+    free = GAME.play_batch(deals[won], GAME.rules("fill_before_deal", {"discards": "optional", "max_nodes": 20_000}))
     assert set(free["outcome"].tolist()) <= {WON, UNKNOWN} and (free["outcome"] == WON).any()
 
 
 def test_a_corrupted_solution_is_refused() -> None:
     deals = seeded_deals(DECK_52, 2024, 0, 200)
-    rules = GAME.rules("masten")
+    rules = GAME.rules("fill_before_deal")
     out = GAME.play_batch(deals, rules)
     i = int(np.nonzero(out["outcome"] == WON)[0][0])
     text = out["solution"][i]
@@ -292,18 +294,18 @@ def test_a_corrupted_solution_is_refused() -> None:
 
 def test_max_nodes_gives_unknown_and_the_budget_is_respected() -> None:
     deals = seeded_deals(DECK_52, 2024, 0, 60)
-    full = GAME.play_batch(deals, GAME.rules("masten"))
+    full = GAME.play_batch(deals, GAME.rules("fill_before_deal"))
     i = int(np.argmax(np.where(full["outcome"] == UNSOLVABLE, full["nodes"], 0)))
     assert full["nodes"][i] > 5
-    small = GAME.play_batch(deals[i : i + 1], GAME.rules("masten", {"max_nodes": 3}))
+    small = GAME.play_batch(deals[i : i + 1], GAME.rules("fill_before_deal", {"max_nodes": 3}))
     assert small["outcome"][0] == UNKNOWN and small["nodes"][0] <= 3 and small["moves"][0] == 0
 
 
 def test_play_one_traces_greedy_and_solver() -> None:
     deal = seeded_deals(DECK_52, 2024, 0, 200)
-    out = GAME.play_batch(deal, GAME.rules("masten"))
+    out = GAME.play_batch(deal, GAME.rules("fill_before_deal"))
     i = int(np.nonzero(out["outcome"] == WON)[0][0])
-    r = GAME.play_one(deal[i], GAME.rules("masten"), True)
+    r = GAME.play_one(deal[i], GAME.rules("fill_before_deal"), True)
     text = "\n".join(r.trace)
     assert r.row["outcome"] == "won" and r.row["solution"] == out["solution"][i]
     assert text.startswith("deal 1: P1:") and "  discard " in text and "won after 13 deals" in text
@@ -348,11 +350,27 @@ def test_presets_are_the_issue_text() -> None:
     assert AcesUpRules() == AcesUpRules(
         discards="forced", fill="compulsory", fill_from="any", move_lone_card=False, win="four_aces", strategy="greedy"
     )
-    assert GAME.rules("masten") == AcesUpRules(strategy="solver")
+    assert GAME.rules("fill_before_deal") == AcesUpRules(strategy="solver")
+    assert GAME.rules("masten") == AcesUpRules(strategy="solver", fill="immediate")
     assert GAME.rules("pysolfc") == AcesUpRules(
         discards="optional", fill="optional", move_lone_card=True, win="one_ace_per_pile"
     )
     assert get_game("aces_up") is GAME
+
+
+def test_the_preset_named_for_masten_reproduces_his_figure() -> None:
+    """``masten`` wins Masten's 11.57% of deals (solitairewinrates.com, by his solver).
+
+    On 30,000 seeded deals (about 3 s) the binomial standard error at 11.57% is 0.18 points; the tolerance is 3 of
+    them, a 0.3% chance of a false alarm were the preset right (Masten states no deal count).  So this catches a
+    reading more than about half a point off; telling 11.57% from ``fill_before_deal``'s 11.95% takes the 10^6
+    deals of the results page (11.62% against 11.95%).
+    """
+    n, target = 30_000, 0.1157
+    out = GAME.play_batch(seeded_deals(GAME.deck, 57, 0, n), GAME.rules("masten"))
+    rate = float((out["outcome"] == WON).mean())
+    error = math.sqrt(target * (1 - target) / n)
+    assert abs(rate - target) < 3 * error, (rate, target, error)
 
 
 @pytest.mark.parametrize(
@@ -382,4 +400,5 @@ def test_play_batch_refuses_a_deal_that_is_not_the_deck() -> None:
     deals[1, 0] = deals[1, 1]
     with pytest.raises(ValueError, match="deal 1 is not a permutation"):
         GAME.play_batch(deals, GAME.rules())
-    assert GAME.check_solution(deals[1], GAME.rules("masten"), "-") == "the deal is not the 52 cards of the deck"
+    why = GAME.check_solution(deals[1], GAME.rules("fill_before_deal"), "-")
+    assert why == "the deal is not the 52 cards of the deck"

@@ -233,6 +233,27 @@ def test_readme_headline_figures_are_the_results_pages():
             assert any(ours in str(r["ours"]) and int(r["deals"]) == count for r in rows), line
 
 
+REPRODUCED = re.compile(r"^(all four )?consistent\b|reproduces it|^agrees")  # a verdict that says it reproduces
+SAYS_NOT = ("no published figure", "no source")  # a preset's doc that says it reproduces none
+
+
+def test_every_preset_reproduces_its_source_or_says_it_does_not():
+    """Each preset named for a source reproduces that source's figure: the row of docs/results.yaml that measures
+    it (its ``preset`` key) has a verdict of consistent.  A preset that reproduces no figure says so in its doc,
+    and its row, if any, makes no such claim."""
+    from engine.registry import game_names, get_game
+
+    rows = yaml.safe_load((ROOT / "docs" / "results.yaml").read_text(encoding="utf-8"))
+    for name in game_names():
+        g = get_game(name)
+        for preset in g.presets:
+            doc = g.preset_sources.get(preset, "")
+            row = next((r for r in rows if r["game"] == name and r.get("preset") == preset), None)
+            reproduced = row is not None and bool(REPRODUCED.search(str(row.get("verdict", ""))))
+            says_not = any(words in doc for words in SAYS_NOT)
+            assert reproduced != says_not, (name, preset, doc, row and row.get("verdict"))
+
+
 def test_shell_commands_are_split_as_the_shell_splits_them():
     """The extraction itself: continuation lines, comments and quotes."""
     block = '.venv/bin/patience query results/x \\\n  "SELECT 1 # not a comment" --format csv  # a comment\nmake test\n'

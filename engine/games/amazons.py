@@ -115,10 +115,13 @@ PRESETS: dict[str, dict] = {
     "pysolfc": {"build": "any_suit", "queen_any_column": True},
 }
 PRESET_SOURCES: dict[str, str] = {  # each preset, and the source it is named for
-    "dick": "Dick's Games of Patience (1898), the rules read literally",
-    "one_ace": "the one-Ace strategy that wins 'as many as half the games'",
-    "one_in_ten": "a reading tried against the '1 in 10' of Wikipedia's infobox, whose rules are unstated",
-    "pysolfc": "PySolFC's Amazons: foundations in any suit, a free Queen from any column",
+    "dick": "Dick's Games of Patience (1898), the rules read literally; Dick gives no figure, so it reproduces no "
+    "published figure (Wikipedia's '1 in 10' states no rules)",
+    "one_ace": "the one-Ace strategy that wins 'as many as half the games'; it wins 92% here, so it reproduces no "
+    "published figure (the claim states no rules of play)",
+    "one_in_ten": "a reading tried against the '1 in 10' of Wikipedia's infobox, whose rules are unstated: 11.4% here, "
+    "near it, but with no rules to check it against it reproduces no published figure",
+    "pysolfc": "PySolFC's Amazons: foundations in any suit, a free Queen from any column; no published figure",
 }
 
 

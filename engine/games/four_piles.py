@@ -110,9 +110,11 @@ PRESETS: dict[str, dict] = {
     "same_suit": {"build": "same_suit"},
 }
 PRESET_SOURCES: dict[str, str] = {  # each preset, and the source it is named for
-    "standard": "the rules as the books agree on them, every play made",
-    "pysolfc": "PySolFC: foundations by rank only, every play optional",
-    "same_suit": "the reading in which a foundation builds in the suit of its Ace",
+    "standard": "the rules as the books agree on them, every play made; it reproduces no published figure (Auld Lang "
+    "Syne's 1 in 100 and 1 in 300; Tam O'Shanter's 1 in 10,000 wants plays between a deal's cards)",
+    "pysolfc": "PySolFC: foundations by rank only, every play optional; it reproduces no published figure (Auld Lang "
+    "Syne's '1 in 3,000 if plays may be declined' is not reproduced; Tam O'Shanter has none)",
+    "same_suit": "the reading in which a foundation builds in the suit of its Ace; no published figure",
 }
 
 EXTRA_COLUMNS = (

@@ -83,7 +83,7 @@ PRESETS: dict[str, dict] = {"king_albert": {}, "raglan": {"layout": "raglan"}, "
 PRESET_SOURCES: dict[str, str] = {  # each preset, and the source it is named for
     "king_albert": "King Albert as Solvitaire plays it (its preset king-albert; Blake and Gent, arXiv:1906.12314)",
     "raglan": "Raglan as Solvitaire plays it (its preset raglan): the Aces start on the foundations",
-    "queen_victoria": "Queen Victoria: King Albert with runs moving as one unit",
+    "queen_victoria": "Queen Victoria: King Albert with runs moving as one unit; no published figure",
 }
 
 SOLUTION_COLUMN = Column(

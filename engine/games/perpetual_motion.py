@@ -124,7 +124,7 @@ PRESET_SOURCES: dict[str, str] = {  # each preset, and the source it is named fo
         "Masten's 8.67% (quoted by BVS Solitaire; 8.6692% by Blake and Gent 2024): equal cards cascade, "
         "the gather from pile 1 bottom up"
     ),
-    "pysolfc": "PySolFC's Perpetual Motion: masten, but four of a rank on one pile are discarded",
+    "pysolfc": "PySolFC's Perpetual Motion: masten, but four of a rank on one pile are discarded; no published figure",
 }
 
 _HIST0 = 1024  # initial capacity of the phase's stock history (grows by doubling)

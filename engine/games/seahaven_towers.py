@@ -49,7 +49,7 @@ class SeahavenTowersRules:
 PRESETS: dict[str, dict] = {"standard": {}, "relaxed": {"sequence_move": "unlimited"}}
 PRESET_SOURCES: dict[str, str] = {  # each preset, and the source it is named for
     "standard": "Seahaven Towers as Solvitaire plays it (Blake and Gent; Masten, with Don Woods's solver, agrees)",
-    "relaxed": "PySolFC's Relaxed Seahaven Towers: any run moves as one unit",
+    "relaxed": "PySolFC's Relaxed Seahaven Towers: any run moves as one unit; no published figure",
 }
 
 
