@@ -16,6 +16,7 @@ when a write fails, the run deletes it and so has room to write how it ended.
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import threading
@@ -82,9 +83,11 @@ class SpaceReserve:
         folder.mkdir(parents=True, exist_ok=True)
         try:
             with open(self.path, "wb") as f:
-                if hasattr(os, "posix_fallocate"):  # blocks allocated now, not at the first write
+                try:  # blocks allocated now, not at the first write
                     os.posix_fallocate(f.fileno(), 0, size)
-                else:  # pragma: no cover - macOS: written out
+                except (AttributeError, OSError) as exc:  # macOS, or a file system without it: written out
+                    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+                        raise
                     f.write(b"\0" * size)
         except BaseException:
             self.free()
