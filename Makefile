@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 test: $(STAMP)
-	$(PY) -m pytest -q -n auto --dist loadfile
+	$(PY) -m pytest -q -n auto --dist loadfile --no-loadscope-reorder
 
 run: $(STAMP)
 	$(VENV)/bin/patience run $(STUDY)
@@ -34,7 +34,7 @@ format: $(STAMP)
 # Line coverage of engine/ and pipeline/ over the whole suite (numba-compiled bodies are not traced: their
 # readable references and the Python around them are).
 coverage: $(STAMP)
-	$(PY) -m pytest -q -n auto --dist loadfile --cov=engine --cov=pipeline --cov-report=term:skip-covered
+	$(PY) -m pytest -q -n auto --dist loadfile --no-loadscope-reorder --cov=engine --cov=pipeline --cov-report=term:skip-covered
 
 bench: $(STAMP)
 	$(PY) scripts/bench_engine.py

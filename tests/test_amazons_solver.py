@@ -173,8 +173,9 @@ def test_plain_search_agrees_on_reduced_positions_under_every_combination() -> N
 
 @pytest.mark.slow
 def test_plain_search_agrees_on_full_deals() -> None:
-    """Whole pysolfc deals (the plain search takes seconds each): the first 6 of seed 7 that the solver settles
-    with at most 1,000 positions (10 of the first 40 are), so the test stays within seconds."""
+    """Whole pysolfc deals (the plain search takes seconds each, about 6 s on this project's VM): the first 3 of
+    seed 7 that the solver settles with at most 1,000 positions (10 of the first 40 are).  Both verdicts on every
+    switch combination are held to the plain search on reduced positions, above."""
     rules = _solver(preset="pysolfc")
     decks = seeded_deals(DECK_AMAZONS, 7, 0, 40)
     done = 0
@@ -187,9 +188,9 @@ def test_plain_search_agrees_on_full_deals() -> None:
             s.rounds,
         )
         done += 1
-        if done == 6:
+        if done == 3:
             break
-    assert done == 6
+    assert done == 3
 
 
 # --- known answers ---------------------------------------------------------------------------------------
