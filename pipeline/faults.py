@@ -63,6 +63,7 @@ def signals_caught() -> Iterator[None]:
     finally:
         for signum, handler in before.items():
             signal.signal(signum, handler)
+        _received.clear()
 
 
 def first_signal() -> int | None:

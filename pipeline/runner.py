@@ -359,6 +359,7 @@ def _run(
     }
     if action == "repair" or "repaired" in old:
         manifest["repaired"] = _now() if action == "repair" else old["repaired"]
+    new_log = out_dir.local and not (out_dir.root / UNIT_LOG).exists()
     try:
         log = unit_log(out_dir)
     except OSError as exc:
@@ -367,6 +368,8 @@ def _run(
         reserve = _start_records(out_dir, manifest)  # BadInput on a full or read-only disk: run.json unchanged
     except BaseException:
         log.close()
+        if new_log:  # nothing of a run that did not start is left behind
+            (out_dir.root / UNIT_LOG).unlink(missing_ok=True)
         raise
 
     part_metadata_base = {

@@ -267,3 +267,23 @@ def test_run_json_that_cannot_be_written_part_way_ends_the_run_as_failed(tmp_pat
     monkeypatch.undo()
     monkeypatch.setitem(registry._GAME_MODULES, "fake", "fake_game")
     finishes(study, out, parts(out), capsys)
+
+
+def test_a_run_that_cannot_keep_room_for_its_records_does_not_start(tmp_path, fake, capsys, monkeypatch):
+    """The reserve cannot be made (a disk with room for the lock but not for it): exit 2, one line, and nothing of
+    the run left behind, in a new folder or in a run part way."""
+    study = write_study(tmp_path / "s.yaml", STUDY)
+    run_study(load_study(study), tmp_path / "run", backend="serial")
+    for part in sorted((tmp_path / "run").glob("variant=hard/*.parquet"))[:3]:
+        part.unlink()
+
+    def no_room(folder, size):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(folder))
+
+    monkeypatch.setattr(runner, "SpaceReserve", no_room)
+    for target in (tmp_path / "run", tmp_path / "new"):
+        before = snapshot(tmp_path)
+        code, _, err = cli(["run", study, "--backend", "serial", "--out", target], capsys)
+        assert code == 2
+        one_line(err, f"option --out: {target}: cannot keep ", "No space left on device", "allowed")
+        assert snapshot(tmp_path) == before
