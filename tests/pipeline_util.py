@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 
 import polars as pl
@@ -78,3 +81,20 @@ def one_line(err: str, *needles: str) -> str:
     for needle in needles:
         assert needle in lines[0], (needle, lines[0])
     return lines[0]
+
+
+@contextlib.contextmanager
+def small_tmpfs(folder: Path, size: str = "8m") -> Iterator[Path]:
+    """``folder`` (created) with a tmpfs of ``size`` mounted on it for the block, then unmounted: root only, the
+    test skipped with the reason otherwise (a full or read-only file system made for real)."""
+    import pytest
+
+    folder.mkdir()
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("needs root to mount a small tmpfs")
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", folder], capture_output=True).returncode:
+        pytest.skip("mount -t tmpfs is not allowed here")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", folder], capture_output=True)

@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 import pytest
-from pipeline_util import cli, cli_subprocess, one_line, rows, snapshot, write_study
+from pipeline_util import cli, cli_subprocess, one_line, rows, small_tmpfs, snapshot, write_study
 
 from engine import registry
 from pipeline import runner
@@ -176,16 +176,8 @@ def test_sigterm_ends_a_ray_run_with_ray_shut_down(whom, tmp_path):
 @pytest.fixture
 def small_disk(tmp_path):
     """An 8 MiB tmpfs: root only."""
-    disk = tmp_path / "disk"
-    disk.mkdir()
-    if os.geteuid() != 0 or shutil.which("mount") is None:
-        pytest.skip("needs root to mount a small tmpfs")
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", disk], capture_output=True).returncode:
-        pytest.skip("mount -t tmpfs is not allowed here")
-    try:
+    with small_tmpfs(tmp_path / "disk") as disk:
         yield disk
-    finally:
-        subprocess.run(["umount", "-l", disk], capture_output=True)
 
 
 def fill(disk: Path) -> Path:

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 import pytest
-from pipeline_util import ROOT, TESTS, cli, one_line, snapshot, write_study
+from pipeline_util import ROOT, TESTS, cli, one_line, small_tmpfs, snapshot, write_study
 
 from engine import registry
 from pipeline.config import load_study
@@ -349,18 +349,10 @@ def test_out_under_a_regular_file(depth, tmp_path, fake, capsys):
 @pytest.fixture
 def read_only(finished, tmp_path):
     """A read-only file system holding a finished run (a tmpfs remounted read-only): root only."""
-    mount = tmp_path / "ro"
-    mount.mkdir()
-    if os.geteuid() != 0 or shutil.which("mount") is None:
-        pytest.skip("needs root to mount a read-only tmpfs")
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", mount], capture_output=True).returncode:
-        pytest.skip("mount -t tmpfs is not allowed here")
-    try:
+    with small_tmpfs(tmp_path / "ro") as mount:
         shutil.copytree(finished / "run", mount / "run")
         subprocess.run(["mount", "-o", "remount,ro", mount], check=True, capture_output=True)
         yield mount
-    finally:
-        subprocess.run(["umount", "-l", mount], capture_output=True)
 
 
 @pytest.mark.parametrize("target", ["run", "new"])
