@@ -1,6 +1,6 @@
 """The house rules anyone can check (DESIGN section 2, the developers' guide): small modules, engine/ never
-importing pipeline/, no import cycle, no module using another's private names.  Read from the source with ast,
-so a breach fails here, naming the file, before a reader meets it."""
+importing pipeline/, module docstrings of at most 60 lines, no import cycle, no module using another's private
+names.  Read from the source with ast, so a breach fails here, naming the file, before a reader meets it."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("engine", "pipeline")
 MAX_LINES = 1200
+MAX_DOCSTRING_LINES = 60  # issue 50: what a module holds and why; lab notes go to docs/
 
 
 def _modules() -> dict[str, Path]:
@@ -63,6 +64,17 @@ def test_no_module_of_engine_or_pipeline_is_over_1200_lines():
     sizes = {str(p.relative_to(ROOT)): len(p.read_text().splitlines()) for p in _modules().values()}
     long = {path: n for path, n in sizes.items() if n > MAX_LINES}
     assert not long, f"over {MAX_LINES} lines: {long}"
+
+
+def test_module_docstrings_say_what_and_why_in_at_most_60_lines():
+    """The readable references (engine/reference/) keep their rules in words at any length."""
+    sizes = {}
+    for path in _modules().values():
+        doc = ast.get_docstring(ast.parse(path.read_text(), str(path)), clean=False) or ""
+        if "reference" not in path.relative_to(ROOT).parts:
+            sizes[str(path.relative_to(ROOT))] = len(doc.splitlines())
+    long = {path: n for path, n in sizes.items() if n > MAX_DOCSTRING_LINES}
+    assert sizes and not long, f"module docstrings over {MAX_DOCSTRING_LINES} lines: {long}"
 
 
 def test_engine_never_imports_pipeline():
