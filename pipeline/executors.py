@@ -114,6 +114,7 @@ class RayExecutor:
         self.max_in_flight = max_in_flight
         self.on_wait = on_wait or (lambda message: None)  # visible messages while the cluster has no CPU
         self._started = False
+        self._node: list[tuple[int, str]] = []
         self._remote = None
 
     def __enter__(self) -> RayExecutor:
@@ -121,9 +122,10 @@ class RayExecutor:
             check_reachable(self.address, self._address_source)
         ray = _import_ray(local=not self.address)
         if not ray.is_initialized():
-            from pipeline.faults import Terminated
+            from pipeline.faults import Terminated, children
 
             on_term = signal.getsignal(signal.SIGTERM)  # pipeline.faults's, under the CLI
+            before = children()
             try:
                 self._init(ray)
             except SystemExit as exc:  # ray.init's own SIGTERM handler (sys.exit) fired while Ray started
@@ -134,6 +136,7 @@ class RayExecutor:
                 if on_term is not None and threading.current_thread() is threading.main_thread():
                     signal.signal(signal.SIGTERM, on_term)  # ray.init put a handler of its own in its place
             self._started = True
+            self._node = [child for child in children() if child not in before]  # what ray.init started
         self._ray = ray
         self._remote = ray.remote(num_cpus=1, max_retries=MAX_RETRIES, retry_exceptions=False)(run_units)
         return self
@@ -155,7 +158,11 @@ class RayExecutor:
 
     def __exit__(self, *exc: Any) -> None:
         if self._started:
+            from pipeline.faults import end_processes, process_trees
+
+            node = process_trees(self._node)  # the local node's processes and theirs (agents, workers)
             self._ray.shutdown()
+            end_processes(node)
 
     def cpus(self) -> int:
         return max(1, int(self._ray.cluster_resources().get("CPU", 1)))

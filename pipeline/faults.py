@@ -9,6 +9,12 @@ at once, an impatient second Ctrl-C) are recorded and ignored, so they cannot cu
 is still there for a clean-up that hangs.  ``ray.init`` installs a SIGTERM handler of its own (``sys.exit``),
 so :class:`pipeline.executors.RayExecutor` puts back the one it found once Ray is up.
 
+**Processes.**  ``ray.shutdown`` gives each process of a local node one second after SIGTERM, then SIGKILL;
+the node's agents, left behind, then try to report the raylet's death to a GCS that is gone, and linger for
+a minute.  So the Ray executor notes the processes ``ray.init`` started (:func:`children`), lists them and
+theirs before it shuts Ray down (:func:`process_trees`) and ends those still running after
+(:func:`end_processes`).
+
 **Space.**  A full disk must not leave ``run.json`` saying "running".  A local run keeps a reserve file in
 ``_tmp/`` (:class:`SpaceReserve`), large enough for two copies of its manifest and a chunk of the unit log;
 when a write fails, the run deletes it and so has room to write how it ended.
@@ -20,6 +26,7 @@ import errno
 import os
 import signal
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -98,3 +105,68 @@ class SpaceReserve:
         if self.path is not None:
             self.path.unlink(missing_ok=True)
             self.path = None
+
+
+def _started_at(pid: int) -> tuple[int, str] | None:
+    """(parent pid, start time) of a live process from /proc, None when it is gone or a zombie."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat[stat.rindex(")") + 2 :].split()  # after "pid (comm)": state, ppid, ..., starttime (22nd)
+    return None if fields[0] in "ZX" else (int(fields[1]), fields[19])
+
+
+def _live_processes() -> dict[int, tuple[int, str]]:
+    """pid: (parent pid, start time) of every live process; empty where there is no /proc."""
+    if not Path("/proc/self/stat").exists():
+        return {}
+    return {int(n): info for n in os.listdir("/proc") if n.isdigit() and (info := _started_at(int(n))) is not None}
+
+
+def children() -> list[tuple[int, str]]:
+    """This process's live children, each as (pid, start time), so that a pid reused later is not taken for it."""
+    me = os.getpid()
+    return [(pid, start) for pid, (ppid, start) in _live_processes().items() if ppid == me]
+
+
+def process_trees(roots: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """``roots`` still running, with every live process below them."""
+    live = _live_processes()
+    tree = [(pid, start) for pid, start in roots if pid in live and live[pid][1] == start]
+    frontier = [pid for pid, _ in tree]
+    while frontier:
+        up = frontier.pop()
+        for pid, (ppid, start) in live.items():
+            if ppid == up:
+                tree.append((pid, start))
+                frontier.append(pid)
+    return tree
+
+
+def end_processes(procs: list[tuple[int, str]], grace: float = 5.0) -> list[int]:
+    """SIGTERM to each of ``procs`` still running (the same process: same start time), SIGKILL to those left
+    after ``grace`` seconds.  Returns the pids that had to be killed."""
+
+    def alive() -> list[int]:
+        return [pid for pid, start in procs if (info := _started_at(pid)) is not None and info[1] == start]
+
+    for pid in alive():
+        with _gone_already():
+            os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    while alive() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    killed = alive()
+    for pid in killed:
+        with _gone_already():
+            os.kill(pid, signal.SIGKILL)
+    return killed
+
+
+@contextmanager
+def _gone_already() -> Iterator[None]:
+    try:
+        yield
+    except (ProcessLookupError, PermissionError):
+        pass

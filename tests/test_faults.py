@@ -170,6 +170,37 @@ def test_sigterm_ends_a_ray_run_with_ray_shut_down(whom, tmp_path):
     assert ended_cleanly(out, "interrupted", workers_killed=whom != "driver")["error"] == "SIGTERM"
 
 
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="lists processes from /proc (Linux)")
+def test_the_processes_left_after_a_shutdown_are_ended_and_the_deaf_ones_killed(tmp_path):
+    """What the Ray executor does after ``ray.shutdown`` (a node's agents can outlive it by a minute): a child
+    and the grandchild it started, which ignores SIGTERM, are both found, the child ends on SIGTERM and the
+    grandchild is killed once the grace is over; a process not in the list is left alone."""
+    from pipeline.faults import children, end_processes, process_trees
+
+    ready = tmp_path / "deaf"
+    deaf = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+    deaf += f"open({str(ready)!r}, 'w'); time.sleep(60)"
+    parent = f"import subprocess, sys, time; subprocess.Popen([sys.executable, '-c', {deaf!r}]); time.sleep(60)"
+    before = children()
+    child = subprocess.Popen([sys.executable, "-c", parent])
+    bystander = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        started = [c for c in children() if c not in before and c[0] == child.pid]
+        deadline = time.time() + 20
+        while not ready.exists() and time.time() < deadline:  # the grandchild ignores SIGTERM from now on
+            time.sleep(0.05)
+        tree = process_trees(started)
+        assert [pid for pid, _ in tree][0] == child.pid and len(tree) == 2
+        killed = end_processes(tree, grace=1.0)
+        assert killed == [tree[1][0]]  # the deaf grandchild, and only it, needed SIGKILL
+        assert child.wait(timeout=5) == -signal.SIGTERM
+        assert process_trees(tree) == [] and bystander.poll() is None
+    finally:
+        for proc in (child, bystander):
+            proc.kill()
+            proc.wait()
+
+
 # --- a full disk ----------------------------------------------------------------------------------------------
 
 
