@@ -277,6 +277,39 @@ def test_optional_discards_never_lose_a_deal_the_forced_game_wins() -> None:
     assert set(free["outcome"].tolist()) <= {WON, UNKNOWN} and (free["outcome"] == WON).any()
 
 
+# Where a discard hurts (issue 52, item 5; docs/solvers.md, "Can a discard hurt?"): the first deals found by the
+# plain search on random deals of decks of each suit's top ranks.  None has 8 cards (K and A: every deal, suits
+# up to renaming, under every fill and lone-card setting).
+DISCARD_HURTS = [
+    # Q K A: QC, which KC lets go at once, keeps KD off the bottom of P3; alone there, KD could not move
+    ("AH KC QC AS AC QD KD KS KH QS AD QH", {"move_lone_card": False}, ("optional", "compulsory")),
+    # J Q K A: a lone card may move, but a space must be filled before the deal
+    ("AS QS KS KH QH AC AD AH JS QD KD KC JC JH QC JD", {"move_lone_card": True}, ("compulsory",)),
+    # J Q K A under PySolFC's free switches: KD, which AD lets go after deal 2, is what lets JD and QD go after
+    # deal 3 has covered AD (a card kept as the witness of lower ones: why point 2b needs no lower card left)
+    ("QD JC QH JS KS KD AD KH JD QS AS JH AH AC QC KC", {"move_lone_card": True}, ("optional",)),
+]
+
+
+@pytest.mark.parametrize("cards, over, fills", DISCARD_HURTS, ids=["12 cards", "16 cards", "witness"])
+def test_a_discard_can_hurt_so_forced_discards_are_no_pruning_of_the_optional_game(cards, over, fills) -> None:
+    """Won with discards optional, unsolvable with them forced, by the plain search and by the solver alike
+    (the win replayed): so making every discard at once is not sound for the optional game."""
+    deal = parse_cards(cards)
+    for fill in fills:
+        optional = GAME.rules(None, {**over, "fill": fill, "discards": "optional", "strategy": "solver"})
+        forced = GAME.rules(None, {**over, "fill": fill, "discards": "forced", "strategy": "solver"})
+        plain, line = reference.exhaustive_search(deal, optional)
+        assert (plain, reference.exhaustive_search(deal, forced)[0]) == ("won", "unsolvable"), fill
+        assert reference.check_solution(deal, optional, line) is None
+        won, lost = au.solve(np.array(deal, dtype=np.uint8), optional), au.solve(np.array(deal, dtype=np.uint8), forced)
+        assert (won.code, lost.code) == (WON, UNSOLVABLE), fill
+        assert reference.check_solution(deal, optional, won.solution) is None
+    if not over["move_lone_card"]:  # the lone KD is the whole harm: let it move and the forced game wins too
+        lone = GAME.rules(None, {"move_lone_card": True, "discards": "forced", "strategy": "solver"})
+        assert reference.exhaustive_search(deal, lone)[0] == "won"
+
+
 def test_a_corrupted_solution_is_refused() -> None:
     deals = seeded_deals(DECK_52, 2024, 0, 200)
     rules = GAME.rules("fill_before_deal")
