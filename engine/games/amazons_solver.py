@@ -48,6 +48,8 @@ if TYPE_CHECKING:
     from engine.games.amazons import AmazonsRules
 
 TABLE_GEN = 1  # the start-of-pass positions' table (engine/search/position_table.py) is new for each search
+# (passed as np.int64(TABLE_GEN), as every int argument of the table's functions: a literal 0 or 1 would make
+# numba compile each of them once more, for that constant)
 
 
 # Kernel rule flags for the solver: one int64 vector.
@@ -337,11 +339,11 @@ def _pass_search(
                     break
                 continue
             if nrec >= max_nodes:
-                if pt.lookup(recs, table, key, TABLE_GEN) < 0:
+                if pt.lookup(recs, table, key, np.int64(TABLE_GEN)) < 0:
                     result = PASS_FULL
                     break
                 continue
-            recs, table, e, added = pt.add(recs, table, nrec, key, TABLE_GEN)
+            recs, table, e, added = pt.add(recs, table, nrec, key, np.int64(TABLE_GEN))
             if added:
                 if nrec >= parent.shape[0]:
                     bigger = np.zeros(2 * parent.shape[0], dtype=np.int64)
@@ -436,7 +438,7 @@ def _solve(stock0, n0, fh0, fs0, rules, max_nodes, max_rounds, mkeys, mstamp, ge
     wpath = np.zeros(64, dtype=np.int64)
     wlen = 0
     _pack_position(stock0, n0, fh0, fs0, any_suit, key)
-    recs, table, e, added = pt.add(recs, table, 0, key, TABLE_GEN)
+    recs, table, e, added = pt.add(recs, table, np.int64(0), key, np.int64(TABLE_GEN))
     parent[0] = -1
     nrec = 1
     best_left = n0

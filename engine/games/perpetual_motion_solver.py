@@ -516,7 +516,7 @@ def _search(
     stock = np.zeros(64, np.uint8)
     key = np.zeros(KEY_WORDS, np.uint64)
     _pack(stock0, n0, key)
-    recs, table, _, _ = ptab.add(recs, table, 0, key, gen)  # generation gen: the table is empty
+    recs, table, _, _ = ptab.add(recs, table, np.int64(0), key, gen)  # generation gen: the table is empty
     nrec = 1
     parent[0] = -1
     depth[0] = 0

@@ -410,8 +410,8 @@ def depth_first_start(st0, rel, params, recs, table, gen, sst, smv, sbase, snext
             params,
             mv,
             smv,
-            0,
-            -1,
+            np.int64(0),  # typed as the call in the loop types them: one compiled version, not two
+            np.int64(-1),
             np.zeros(MAXCOLS, dtype=np.int64),
             np.zeros(MAXCELLS, dtype=np.int64),
             np.zeros(mv.shape[0], dtype=np.int64),

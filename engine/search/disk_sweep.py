@@ -176,7 +176,7 @@ def _expand(recs, i0, first_id, ref, frame, rel, params, layer, masks, same, up)
                 hashes,
                 codes,
                 kinds,
-                False,
+                np.bool_(False),  # a bool, as best_first passes: one compiled version, not two
                 rel,
                 params,
                 order,

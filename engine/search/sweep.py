@@ -378,7 +378,7 @@ def sweep_search(
                 hashes,
                 codes,
                 kinds,
-                False,
+                np.bool_(False),  # a bool, as best_first passes: one compiled version, not two
                 rel,
                 params,
                 order,
