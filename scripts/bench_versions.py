@@ -13,8 +13,9 @@ nodes).
     .venv/bin/python scripts/bench_versions.py --before /tmp/before --after . --rows "freecell cells=1" \
         --start 7 --deals 1 --rounds 4
 
-Each child imports ``engine`` from its checkout (PYTHONPATH and working directory), so any commit with the
-registry's ``get_game(name).rules(overrides=...)`` and ``play_batch`` can be measured.
+``--rows`` may also name the free-play solvers' rows of ``scripts/solver_fingerprint.py``.  Each child imports
+``engine`` from its checkout (PYTHONPATH and working directory), so any commit with the
+registry's ``get_game(name).rules(preset, overrides)`` and ``play_batch`` can be measured.
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ def child(rows: list[tuple[str, str, dict]], seed: int, start: int, deals: int) 
 
     for name, game, overrides in rows:
         g = get_game(game)
-        rules = g.rules(overrides=overrides)
+        over = dict(overrides)
+        rules = g.rules(over.pop("preset", None), over)
         decks = seeded_deals(g.deck, seed, start, deals)
         g.play_batch(decks[:1], rules)  # compile or load the kernels outside the timing
         cpu0 = time.process_time()
@@ -46,7 +48,14 @@ def child(rows: list[tuple[str, str, dict]], seed: int, start: int, deals: int) 
         print(json.dumps({"row": name, "cpu": cpu, "nodes": int(sum(out["nodes"]))}), flush=True)
 
 
-def _chain(core: int, trees: list[Path], rounds: int, argv: list[str], results: list[dict]) -> None:
+def _chain(core: int, trees: list[Path], rounds: int, argv: list[str], results: list[dict], failed: list) -> None:
+    try:
+        _runs(core, trees, rounds, argv, results)
+    except subprocess.CalledProcessError as exc:
+        failed.append(f"{exc.stderr.strip().splitlines()[-1] if exc.stderr.strip() else exc}")
+
+
+def _runs(core: int, trees: list[Path], rounds: int, argv: list[str], results: list[dict]) -> None:
     for _ in range(rounds):
         for tree in trees:
             env = {**os.environ, "PYTHONPATH": str(tree)}
@@ -72,7 +81,12 @@ def main() -> None:
     ap.add_argument("--deals", type=int, default=60)
     ap.add_argument("--start", type=int, default=0, help="the first deal (index within the seed)")
     ap.add_argument("--seed", type=int, default=99)
-    ap.add_argument("--rows", default="", help="comma-separated row names of bench_solver's table (default: all)")
+    ap.add_argument(
+        "--rows",
+        default="",
+        help="comma-separated rows: bench_solver's table (the default: all of it) or the free-play solvers of "
+        "solver_fingerprint.py ('perpetual_motion solver', 'amazons solver', ...)",
+    )
     ap.add_argument("--child", default="", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -80,24 +94,30 @@ def main() -> None:
         return
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from bench_solver import TABLE_ROWS
+    from solver_fingerprint import ROWS as FINGERPRINT_ROWS
 
     wanted = [r.strip() for r in args.rows.split(",") if r.strip()]
-    rows = [(name, game, over) for name, game, over, *_ in TABLE_ROWS if not wanted or name in wanted]
+    table = [(name, game, over) for name, game, over, *_ in TABLE_ROWS]
+    free = [row for row in FINGERPRINT_ROWS if row[0] not in {name for name, *_ in table}]  # the other solvers
+    rows = [row for row in table + free if (name := row[0]) in wanted] if wanted else table
     if wanted and len(rows) != len(wanted):
-        known = ", ".join(name for name, *_ in TABLE_ROWS)
+        known = ", ".join(name for name, *_ in table + free)
         raise SystemExit(f"--rows: {args.rows!r} names a row not in the table ({known})")
     before, after = args.before.resolve(), args.after.resolve()
     argv = ["--child", json.dumps(rows), "--seed", str(args.seed), "--start", str(args.start)]
     argv += ["--deals", str(args.deals), "--before", str(before)]
     results: list[dict] = []
+    failed: list[str] = []
     chains = [
-        threading.Thread(target=_chain, args=(0, [before, after], args.rounds, argv, results)),
-        threading.Thread(target=_chain, args=(1, [after, before], args.rounds, argv, results)),
+        threading.Thread(target=_chain, args=(0, [before, after], args.rounds, argv, results, failed)),
+        threading.Thread(target=_chain, args=(1, [after, before], args.rounds, argv, results, failed)),
     ]
     for t in chains:
         t.start()
     for t in chains:
         t.join()
+    if failed:
+        raise SystemExit(f"a run failed: {failed[0]}")
     print(f"{args.deals} deals from {args.start} of seed {args.seed}, {args.rounds} rounds on each of 2 cores")
     print(f"before {before}\nafter  {after}")
     print(
