@@ -29,7 +29,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from types import FrameType
 
@@ -152,21 +152,13 @@ def end_processes(procs: list[tuple[int, str]], grace: float = 5.0) -> list[int]
         return [pid for pid, start in procs if (info := _started_at(pid)) is not None and info[1] == start]
 
     for pid in alive():
-        with _gone_already():
+        with suppress(ProcessLookupError, PermissionError):  # gone already
             os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + grace
     while alive() and time.monotonic() < deadline:
         time.sleep(0.05)
     killed = alive()
     for pid in killed:
-        with _gone_already():
+        with suppress(ProcessLookupError, PermissionError):  # gone already
             os.kill(pid, signal.SIGKILL)
     return killed
-
-
-@contextmanager
-def _gone_already() -> Iterator[None]:
-    try:
-        yield
-    except (ProcessLookupError, PermissionError):
-        pass
