@@ -52,7 +52,8 @@ def _chain(core: int, trees: list[Path], rounds: int, argv: list[str], results: 
     try:
         _runs(core, trees, rounds, argv, results)
     except subprocess.CalledProcessError as exc:
-        failed.append(f"{exc.stderr.strip().splitlines()[-1] if exc.stderr.strip() else exc}")
+        lines = exc.stderr.strip().splitlines()
+        failed.append(lines[-1] if lines else str(exc))
 
 
 def _runs(core: int, trees: list[Path], rounds: int, argv: list[str], results: list[dict]) -> None:

@@ -48,8 +48,8 @@ if TYPE_CHECKING:
     from engine.games.amazons import AmazonsRules
 
 TABLE_GEN = 1  # the start-of-pass positions' table (engine/search/position_table.py) is new for each search
-# (passed as np.int64(TABLE_GEN), as every int argument of the table's functions: a literal 0 or 1 would make
-# numba compile each of them once more, for that constant)
+# (passed as np.int64(TABLE_GEN), and the root's record index as np.int64(0): a literal 0 or 1 would make numba
+# compile the table's functions once more, for that constant)
 
 
 # Kernel rule flags for the solver: one int64 vector.
