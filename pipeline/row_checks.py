@@ -2,8 +2,9 @@
 
 * **Consistency** (:func:`row_problems`): ``won`` is ``outcome == "won"``; ``outcome`` is one of the game's;
   ``rounds``, ``moves`` and ``cards_left`` are present and not negative, ``cards_left`` at most the deck's
-  size; a solution is stored only for a won deal.  Vectorised (pyarrow compute): a reason is written only
-  for the rows that fail.
+  size; a solution is stored only for a won deal; where a solver states a proven ``rounds_lower``, a won
+  row's lies between 1 and its ``rounds``, and equals them when it claims ``rounds_optimal``.  Vectorised
+  (pyarrow compute): a reason is written only for the rows that fail.
 * **Replay** (:func:`replay_problems`): a fixed strategy (forced play, greedy, ...) is a function of the
   deal, and its kernel is cheap, so the rows of a fixed-strategy variant are played again by the game's
   batch kernel with the variant's rules and compared column by column (outcome, won, rounds, moves,
@@ -54,6 +55,13 @@ def row_problems(table, allowed: Sequence[str], ncards: int, check_solutions: bo
         checks.append((pc.is_null(col), f"no {name}"))
         checks.append((pc.fill_null(pc.less(col, 0), False), f"{name} below 0"))
     checks.append((pc.fill_null(pc.greater(table.column("cards_left"), ncards), False), "cards_left above"))
+    if "rounds_lower" in table.column_names:  # a proven lower bound on the passes (Perpetual Motion's solver)
+        lower, rounds = table.column("rounds_lower"), table.column("rounds")
+        off = pc.or_(pc.less(lower, 1), pc.greater(lower, rounds))
+        checks.append((pc.fill_null(pc.and_(is_won, off), False), "rounds_lower"))
+        if "rounds_optimal" in table.column_names:
+            claim = pc.and_(is_won, pc.fill_null(table.column("rounds_optimal"), False))
+            checks.append((pc.fill_null(pc.and_(claim, pc.not_equal(lower, rounds)), False), "rounds_optimal"))
     if check_solutions and "solution" in table.column_names:
         text = pc.utf8_trim_whitespace(pc.fill_null(table.column("solution"), ""))
         checks.append((pc.and_(pc.greater(pc.utf8_length(text), 0), pc.invert(is_won)), "solution"))
@@ -83,6 +91,13 @@ def _reason(table, row: int, kind: str, allowed: Sequence[str], ncards: int) -> 
     if kind.endswith("below 0"):
         name = kind.split()[0]
         return f"{name} is {value(name)}, below 0"
+    if kind == "rounds_lower":
+        return f"rounds_lower is {value('rounds_lower')}: a won row's lies between 1 and rounds ({value('rounds')})"
+    if kind == "rounds_optimal":
+        return (
+            f"rounds_optimal claims {value('rounds')} passes are the fewest, but the proven rounds_lower is "
+            f"{value('rounds_lower')}"
+        )
     if kind == "solution":
         return f"a solution is stored for a deal that is not won ({value('outcome')})"
     return f"{kind} (the column is empty in this row)"

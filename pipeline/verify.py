@@ -21,6 +21,10 @@ of millions of rows verifies in flat memory):
    variant's resolved rules.  A ``won`` row with no solution is refused, and so
    is a solution stored for a deal that is not won.  Rows of fixed-strategy
    variants carry no solution and are not replayed.
+3. **Fewest passes against every known line.**  A row that claims
+   ``rounds_optimal`` is held to the other solver variants' lines for the same
+   deal: a shorter one that the reference also replays to a win under this
+   variant's rules refutes the claim.
 
 Exit codes (pipeline.cli): 0 every part present and every solution confirmed;
 1 a part missing or wrong, or a solution refused; 2 not a run folder (or one
@@ -340,9 +344,13 @@ def verify_run(
     rules_json = {name: body.get("rules") for name, body in manifest["config"]["variants"].items()}
     ident = RunIdentity.of_manifest(manifest)
 
-    wanted = ["deal", "outcome", "won", "rounds", "moves", "cards_left", "solution"]
+    wanted = ["deal", "outcome", "won", "rounds", "moves", "cards_left", "solution", "rounds_optimal", "rounds_lower"]
     decks_at: tuple[int, np.ndarray, np.ndarray] | None = None  # the last chunk's deals (its variants share them)
+    lines: dict[str, tuple[Any, Any]] = {}  # the chunk's solver variants: (rules, part), for check 3
     for done, unit in enumerate(units):
+        if decks_at is not None and decks_at[0] != unit.position:
+            _check_fewest(v, game, lines, decks_at[1])
+            lines = {}
         if on_unit is not None:
             on_unit(done, len(units))
         part = _read_part(run_dir, unit, v, wanted, rules_json, ident)
@@ -374,8 +382,42 @@ def verify_run(
                 v.refuse(unit.variant, int(deal[i]), why)
             continue
         _replay_solutions(v, unit, table, game, study.variants[unit.variant].rules, decks, deal)
+        lines[unit.variant] = (study.variants[unit.variant].rules, table)
+    if decks_at is not None:
+        _check_fewest(v, game, lines, decks_at[1])
     v.seconds = time.perf_counter() - t0
     return v
+
+
+def _check_fewest(v: Verification, game: GameSpec, lines: dict[str, tuple[Any, Any]], decks: np.ndarray) -> None:
+    """Check 3 of the module docstring, over one chunk's solver variants: a row claiming ``rounds_optimal``
+    against every other variant's shorter line for the same deal that its own rules also accept."""
+    claimed = {n: rt for n, rt in lines.items() if "rounds_optimal" in rt[1].column_names}
+    if not claimed or len(lines) < 2:
+        return
+    cols = {
+        n: (
+            table.column("deal").to_numpy(),
+            table.column("outcome").to_numpy(zero_copy_only=False) == "won",
+            table.column("rounds").to_numpy(),
+            table.column("solution").to_pylist(),
+        )
+        for n, (_, table) in lines.items()
+    }
+    for name, (rules, table) in claimed.items():
+        deal, won, rounds, _ = cols[name]
+        optimal = np.asarray(table.column("rounds_optimal").fill_null(False).to_numpy(zero_copy_only=False), bool)
+        for other, (_, owon, orounds, osolution) in cols.items():
+            if other == name:
+                continue
+            for i in np.flatnonzero(won & optimal & owon & (orounds < rounds)):
+                if game.check_solution(decks[i], rules, osolution[i] or "") is None:
+                    v.refuse(
+                        name,
+                        int(deal[i]),
+                        f"rounds_optimal claims {int(rounds[i])} passes are the fewest, but variant {other}'s "
+                        f"line of {int(orounds[i])} passes also wins under its rules",
+                    )
 
 
 def _check_content(v: Verification, unit: WorkUnit, part: PartRead, records: UnitRecords, plan, required: bool) -> None:

@@ -27,7 +27,9 @@ Runs on one core, in this process:
      masten and pysolfc, each with direction as the preset has it and with `any`: won/unsolvable/unknown,
      the passes found, how often rounds_optimal was proven, the forced automaton beside it (dominance),
      CPU seconds per 1,000 deals (target for clarke: 300 s, at most 0.5% unknown), the deals not won and the
-     peak memory.  (--pm-budget) one deal's search run to max_nodes, for its memory.
+     peak memory.  (--pm-budget) one deal's search run to max_nodes, for its memory.  (--pm-proof-work
+     "W1,W2,...") the proof of the fewest passes at each budget of generated positions, on the same deals: CPU
+     seconds per deal, the proven lower bound (rounds_lower) beside the passes found, the share proven optimal.
 
 Every `won` is replayed by the independent checker inside play_batch; "solve" seconds are the
 solver's own (the per-deal `seconds` column), "wall" adds the replay and Python overhead.
@@ -560,10 +562,16 @@ def perpetual_motion_section(deals: int, seed: int, presets: list[str]) -> None:
                 flush=True,
             )
             passes = sorted(collections.Counter(out["rounds"][won].tolist()).items())
+            lower = sorted(collections.Counter(out["rounds_lower"][won].tolist()).items())
             print(
                 f"  passes found: mean {out['rounds'][won].mean():.2f}, distribution {passes}; rounds_optimal proven "
                 f"{int(out['rounds_optimal'].sum())}; nodes mean {out['nodes'].mean():.0f} max {out['nodes'].max()}; "
                 f"slowest deal {out['seconds'].max():.2f} s",
+                flush=True,
+            )
+            print(
+                f"  proven lower bound (rounds_lower): mean {out['rounds_lower'][won].mean():.2f}, "
+                f"distribution {lower}",
                 flush=True,
             )
             if direction == "preset":
@@ -580,6 +588,33 @@ def perpetual_motion_section(deals: int, seed: int, presets: list[str]) -> None:
         f"  peak resident memory of this process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB",
         flush=True,
     )
+
+
+def perpetual_motion_proof_curve(deals: int, seed: int, presets: list[str], budgets: list[int]) -> None:
+    """The proof of the fewest passes against its budget (the switch proof_work), per preset and direction:
+    CPU seconds per deal, the proven lower bound beside the passes found, and the share proven optimal."""
+    import collections
+
+    from engine.games import perpetual_motion as pm
+
+    decks = seeded_deals(DECK_52, seed, 0, deals)
+    for preset in presets:
+        for direction in ("leftmost", "any"):
+            for work in budgets:
+                rules = pm.GAME.rules(preset, {"strategy": "solver", "direction": direction, "proof_work": work})
+                pm.play_batch(decks[:1], rules)  # compile / load the kernels outside the timing
+                cpu0 = time.process_time()
+                out = pm.play_batch(decks, rules)
+                cpu = time.process_time() - cpu0
+                won = out["outcome"] == WON
+                lower = sorted(collections.Counter(out["rounds_lower"][won].tolist()).items())
+                print(
+                    f"perpetual_motion {preset} direction={direction} proof_work={work:,}: {deals} deals (seed {seed}),"
+                    f" {cpu / deals:.3f} CPU s a deal; passes found mean {out['rounds'][won].mean():.2f}; proven lower"
+                    f" bound mean {out['rounds_lower'][won].mean():.2f} {lower}; proven optimal"
+                    f" {out['rounds_optimal'][won].mean():.1%}",
+                    flush=True,
+                )
 
 
 def perpetual_motion_budget(preset: str, max_nodes: int) -> None:
@@ -631,6 +666,8 @@ def main() -> None:
     ap.add_argument("--pm-presets", default="clarke,masten,pysolfc")
     ap.add_argument("--pm-seed", type=int, default=2009)
     ap.add_argument("--pm-budget", type=int, default=0, help="one Perpetual Motion search filled to this max_nodes")
+    ap.add_argument("--pm-proof-work", default="", help='budgets of the fewest-passes proof, e.g. "0,10000,100000"')
+    ap.add_argument("--pm-proof-deals", type=int, default=200, help="deals per budget for --pm-proof-work")
     ap.add_argument("--table", type=int, default=1000, help="issue 11's table: seeded deals per row (0: skip)")
     ap.add_argument("--table-seed", type=int, default=99)
     ap.add_argument("--table-start", type=int, default=0, help="the table's first deal (index within the seed)")
@@ -723,6 +760,9 @@ def main() -> None:
         perpetual_motion_section(args.perpetual_motion, args.pm_seed, args.pm_presets.split(","))
     if args.pm_budget:
         perpetual_motion_budget("clarke", args.pm_budget)
+    if args.pm_proof_work:
+        budgets = [int(w) for w in args.pm_proof_work.split(",")]
+        perpetual_motion_proof_curve(args.pm_proof_deals, args.pm_seed, args.pm_presets.split(","), budgets)
     if args.amazons:
         amazons_section(args.amazons, args.amazons_seed, args.amazons_presets.split(","))
     if args.penguin:

@@ -248,3 +248,49 @@ def test_verify_replays_solver_variants_only_through_the_game_spec(tmp_path, cap
     _rewrite_part(part, lambda cols: cols["solution"].__setitem__(k, "AS 2S 3S 4S"))
     code, out, _ = cli(["verify", tmp_path / "t"], capsys)
     assert code == 1 and "expected the first four cards, got 'AS 2S 3S 4S'" in out
+
+
+def test_a_fewest_passes_claim_is_held_to_every_known_line(tmp_path, capsys):
+    """Perpetual Motion's solver claims rounds_optimal and a proven rounds_lower: verify refuses a claim that
+    contradicts the row itself, and one that another variant's shorter line (replayed under the claiming
+    variant's rules) refutes.  The claims are planted by hand: the forced automaton's long line, stored as
+    "optimal", beside the solver's line of the same deal in a variant of the same rules."""
+    from engine.reference import perpetual_motion as ref
+
+    study = write_study(
+        tmp_path / "pm.yaml",
+        """
+        study: pmv
+        game: perpetual_motion
+        deals: 6
+        seed: 2009
+        batch_size: 6
+        variants:
+          a: {preset: clarke, strategy: solver}
+          b: {preset: clarke, strategy: solver, max_nodes: 50000}
+        """,
+    )
+    code, _, err = cli(["run", study, "--backend", "serial", "--out", tmp_path / "r"], capsys)
+    assert code == 0, err
+    code, out, err = cli(["verify", tmp_path / "r"], capsys)
+    assert code == 0, out + err
+    decks = seeded_deals(DECK_52, 2009, 0, 6)
+    forced = registry.get_game("perpetual_motion").rules("clarke")
+    k, line = next((i, t) for i in range(6) if (t := ref.forced_solution([int(c) for c in decks[i]], forced)))
+    passes = line.count(" / ") + 1
+    theirs = int(rows(tmp_path / "r").filter((pl.col("variant") == "b") & (pl.col("deal") == k))["rounds"][0])
+
+    def plant(cols):
+        assert cols["won"][k] and cols["rounds"][k] < passes  # the solver's line is shorter than forced play's
+        cols["solution"][k], cols["rounds"][k], cols["rounds_lower"][k] = line, passes, passes
+        cols["rounds_optimal"][k] = True
+        cols["rounds_lower"][(k + 1) % 6] = 0  # and a bound that is no bound
+
+    _rewrite_part(tmp_path / "r" / "variant=a" / "part-0-5.parquet", plant)
+    code, out, _ = cli(["verify", tmp_path / "r", "--show", "50"], capsys)
+    assert code == 1
+    assert (
+        f"refused: variant a, deal {k}: rounds_optimal claims {passes} passes are the fewest, but variant b's line "
+        f"of {theirs} passes also wins under its rules"
+    ) in out
+    assert f"refused: variant a, deal {(k + 1) % 6}: rounds_lower is 0: a won row's lies between 1 and rounds" in out

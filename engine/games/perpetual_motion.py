@@ -105,6 +105,21 @@ class PerpetualMotionRules:
         hi=solver.MAX_NODES_HI,
     )
 
+    pass_beam: int = switch(
+        solver.PASS_BEAM_DEFAULT,
+        "solver: after a win, a search for a shorter line keeps this many stocks at each pass, the best by the "
+        "guide (a beam over passes; 0: none)",
+        lo=0,
+        hi=1_000_000,
+    )
+    proof_work: int = switch(
+        solver.PROOF_WORK_DEFAULT,
+        "solver: positions the breadth-first proof of the fewest passes may generate after a win (0: no proof; "
+        "rounds_lower then holds what the search proved on the way)",
+        lo=0,
+        hi=2**40,
+    )
+
     def __post_init__(self) -> None:
         if self.direction == "any" and self.strategy != "solver":
             raise RuleError(
@@ -585,6 +600,11 @@ EXTRA_COLUMNS = (
     Column("seconds", "float64", "solver: search time for the deal (not reproducible: depends on the machine)"),
     Column("rounds_optimal", "bool", "solver: true when the search proved no solution has fewer passes"),
     Column(
+        "rounds_lower",
+        "int32",
+        "solver: the fewest passes any winning line can take, proven (rounds when rounds_optimal); 0 unless won",
+    ),
+    Column(
         "solution",
         "string",
         "solver: the winning line in the notation of engine/reference/perpetual_motion.py; empty unless won",
@@ -684,6 +704,7 @@ def play_batch(decks: np.ndarray, rules: PerpetualMotionRules) -> dict[str, np.n
         out["nodes"][g] = r.nodes
         out["seconds"][g] = r.seconds
         out["rounds_optimal"][g] = r.rounds_optimal
+        out["rounds_lower"][g] = r.rounds_lower
         out["solution"][g] = r.solution
     return out
 
@@ -696,7 +717,7 @@ def play_one(deal: np.ndarray, rules: PerpetualMotionRules, trace: bool = False)
     pass by pass by the reference."""
     if rules.strategy == "forced":
         result = _play_one_forced(deal, rules, trace)
-        row = dict(result.row, nodes=0, seconds=0.0, rounds_optimal=False, solution="")
+        row = dict(result.row, nodes=0, seconds=0.0, rounds_optimal=False, rounds_lower=0, solution="")
         return PlayResult(row=row, trace=result.trace)
     r = solve_one(np.asarray(deal, dtype=np.uint8), rules)
     row = {
@@ -709,6 +730,7 @@ def play_one(deal: np.ndarray, rules: PerpetualMotionRules, trace: bool = False)
         "nodes": r.nodes,
         "seconds": r.seconds,
         "rounds_optimal": r.rounds_optimal,
+        "rounds_lower": r.rounds_lower,
         "solution": r.solution,
     }
     lines: list[str] = []
@@ -721,7 +743,11 @@ def play_one(deal: np.ndarray, rules: PerpetualMotionRules, trace: bool = False)
             UNSOLVABLE: "unsolvable (every line of play searched)",
             UNKNOWN: "unknown (max_nodes or max_rounds reached)",
         }[r.code]
-        proof = ", fewest passes proven" if r.rounds_optimal else ""
+        proof = (
+            ", fewest passes proven"
+            if r.rounds_optimal
+            else (f", at least {r.rounds_lower} passes needed (proven)" if r.code == WON else "")
+        )
         lines.append(
             f"{verdict}: {r.rounds} passes, {r.moves} moves{proof}; {r.nodes} stocks expanded, {r.seconds:.3f} s"
         )

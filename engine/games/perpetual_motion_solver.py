@@ -35,26 +35,26 @@ pile 1 after the first deal and pile 4 onto pile 3 after the third; in pass 3,
 piles 3 and 4 onto pile 1 after the second deal.  The solution ends with the
 pass in which the last cards are discarded, and lists no move after that.
 
-Search (the whole account, proofs and measurements in docs/solvers.md,
-"Perpetual Motion's solver"): start-of-pass stocks, as ranks, are stored whole
-in the exact table of ``engine/search/position_table.py``; a stock stored is
-never expanded again.
+Search (proofs and measurements: docs/solvers.md, "Perpetual Motion's solver"):
+start-of-pass stocks, as ranks, are stored whole in the exact table of
+``engine/search/position_table.py``; a stock stored is never expanded again.
 
-* Forced line first: if the forced automaton wins in R passes, only lines of
-  fewer passes are looked for (``SHORTER_NODES`` stocks), and the forced line is
-  returned when none is found.  It is a legal free line except possibly under
-  ``discard: pile_four`` with ``cascade: false``; there it is used only if the
-  reference accepts it.
+* Forced line first: if the automaton wins in R passes, only shorter lines are
+  looked for (``SHORTER_NODES`` stocks), else its line stands (under pile_four
+  without cascade, only if the reference accepts it as a free line).
 * Best-first search over start-of-pass stocks, ordered by a guide that never
   prunes (``GUIDE_WEIGHTS``); a stock is expanded by a beam over the pass
   (``BEAM``), and an expansion that fills a beam or a list is *truncated*.
+  After a win, a beam over passes (``pass_beam`` stocks a depth) looks for a
+  shorter line.
 * ``won``: a line was found, and the reference replayed it.  ``unsolvable``:
-  every stored stock expanded, none truncated, none held back by the pass cap.
-  ``unknown`` otherwise; an exhaustive breadth-first search then gets a chance.
-* ``rounds_optimal`` is proven only by that exhaustive breadth-first search.
-* ``cards_left``: 0 when won; otherwise the fewest cards at the start of any
-  pass the search stored (or of the forced line's last pass).
-* ``nodes``: stocks expanded, all phases together (the forced line not counted).
+  every stored stock expanded, none truncated, none held back by the pass cap;
+  ``unknown`` otherwise (an exhaustive breadth-first search then gets a chance).
+* ``rounds_lower``: the fewest passes a win can take, proven by that breadth-first
+  search (after every win, within ``proof_work``) and ``passes_lower_bound``;
+  ``rounds_optimal`` when the line found is that short.
+* ``cards_left``: 0 when won, else the fewest cards at a pass start stored (or at
+  the forced line's last); ``nodes``: stocks expanded, all phases (not forced).
 
 Moves of a pass are kept as bytes ``round * 16 + source * 4 + target`` (piles
 0..3); the Python side writes them in the notation.
@@ -81,11 +81,13 @@ LOCAL = 48  # positions reachable by moves after one deal from one parent, kept 
 EXACT_LOCAL = 2048  # the same in the exhaustive (proof) phase
 EXACT_BEAM = 8192  # beam in the exhaustive (proof) phase
 EXACT_CAND = 1 << 16
-PROOF_NODES = 300  # stocks the breadth-first proof phase may expand
-PROOF_PASSES = 3  # it is tried only for solutions of at most this many passes ...
-PROOF_CARDS = 16  # ... or from stocks of at most this many cards
+PROOF_NODES = 300  # stocks the breadth-first phase may expand when the guided search gave up
 SHORTER_NODES = 20_000  # stocks stored looking for a line shorter than a forced win
-PROOF_WORK = 400_000  # positions (after a move) the breadth-first phase may generate in all
+PROOF_WORK = 400_000  # positions (after a move) that phase may generate in all
+PASS_BEAM_DEFAULT = 50  # stocks kept at each pass by the search for a shorter line: the switch pass_beam's default
+PROOF_WORK_DEFAULT = 10_000  # the proof of the fewest passes after a win: the switch proof_work's default ...
+PROOF_PASSES = 3  # ... raised to PROOF_WORK for a line of at most this many passes (where a proof is in reach)
+PROOF_CARDS = 16  # ... or a deal of at most this many cards (the curve: docs/solvers.md, "The fewest passes")
 
 # params
 (
@@ -103,7 +105,8 @@ PROOF_WORK = 400_000  # positions (after a move) the breadth-first phase may gen
     P_W_RUN,
     P_W_DEPTH,
     P_WORK,
-) = range(14)
+    P_LEVEL_CAP,
+) = range(15)
 DIR_LEFT, DIR_RIGHT, DIR_ANY = 0, 1, 2
 RUN_VALUE = np.array([0, 0, 3, 8, 20, 20, 20, 20], dtype=np.int64)
 
@@ -224,6 +227,17 @@ def _piles_guide(piles, hts, s):
             v += RUN_VALUE[k]
             i += k
     return v
+
+
+@nb.njit(cache=True)
+def _all_fours(stock, n):
+    """True when every round of the stock deals four cards of one rank: the only stocks a pass clears under
+    discard: dealt_four (``passes_lower_bound`` in the reference proves it)."""
+    for j in range(n >> 2):
+        r = stock[4 * j]
+        if stock[4 * j + 1] != r or stock[4 * j + 2] != r or stock[4 * j + 3] != r:
+            return False
+    return True
 
 
 @nb.njit(cache=True)
@@ -530,6 +544,12 @@ def _search(
     cut = False  # a stock was held back by the pass cap
     out_of_budget = False
     proven = np.int64(1) << 40
+    # under dealt_four a pass clears only a stock of aligned fours, so once every stock of depth d is stored
+    # and none is one, no line of d + 1 passes wins either: the breadth-first phase proves one pass more
+    clear_test = breadth_first and params[P_PILE_FOUR] == 0
+    clearable_at = np.int64(1) << 40  # the least depth of a stored stock of aligned fours
+    level_cap = params[P_LEVEL_CAP]
+    per_level = np.zeros(max_pass + 2 if level_cap > 0 else 1, np.int64)
     while hsize > 0:
         top, hsize = heap_pop(heap, hsize)
         idx = top & 0xFFFFFFFF
@@ -537,9 +557,14 @@ def _search(
         if d >= max_pass:
             cut = True
             continue
+        if level_cap > 0:  # the beam over passes: at most level_cap stocks expanded at each depth
+            if per_level[d] >= level_cap:
+                truncated_at = min(truncated_at, d)
+                continue
+            per_level[d] += 1
         if breadth_first and nodes >= max_expand:
             out_of_budget = True
-            proven = min(proven, d)
+            proven = min(proven, d + 1 if clear_test and clearable_at > d else d)
             break
         n = _unpack(recs[idx], stock)
         nodes += 1
@@ -592,7 +617,7 @@ def _search(
             truncated_at = min(truncated_at, d)
         if work[0] > params[P_WORK]:
             out_of_budget = True
-            proven = min(proven, d)
+            proven = min(proven, d + 1 if clear_test and clearable_at > d else d)
             break
         for s in range(ns):
             m = succ_n[s]
@@ -600,7 +625,8 @@ def _search(
             if nrec >= max_nodes:
                 if ptab.lookup(recs, table, key, gen) < 0:
                     out_of_budget = True
-                    proven = min(proven, d)  # stocks of depth d are not all expanded
+                    # stocks of depth d are not all expanded (but all are stored)
+                    proven = min(proven, d + 1 if clear_test and clearable_at > d else d)
                     break
                 continue
             recs, table, e, added = ptab.add(recs, table, nrec, key, gen)
@@ -625,8 +651,13 @@ def _search(
             narena += succ_nmv[s]
             if m < best_left:
                 best_left = m
+            if clear_test and _all_fours(succ[s], m):
+                clearable_at = min(clearable_at, d + 1)
             if breadth_first:
                 prio = d + 1
+            elif level_cap > 0:  # by passes, then by the guide within a pass
+                left, runs = _stock_guide(succ[s], m, params)
+                prio = (d + 1) * 8192 + params[P_W_LEFT] * left - params[P_W_RUN] * runs + 4096
             else:
                 left, runs = _stock_guide(succ[s], m, params)
                 prio = params[P_W_LEFT] * left - params[P_W_RUN] * runs + params[P_W_DEPTH] * (d + 1) + (1 << 20)
@@ -669,7 +700,7 @@ GUIDE_WEIGHTS = (64, 1, 256)  # cards left after the next pass, runs of equal ra
 
 def params_of(rules, beam: int, cand: int, local: int, max_pass: int, max_nodes: int, work: int) -> np.ndarray:
     gathers = ("pile4_bottom_up", "pile1_bottom_up", "pile1_top_down", "pile4_top_down")
-    p = np.zeros(14, np.int64)
+    p = np.zeros(15, np.int64)
     p[P_PILE_FOUR] = rules.discard == "pile_four"
     p[P_RUN] = rules.move_unit == "run"
     p[P_DIR] = ("leftmost", "rightmost", "any").index(rules.direction)
@@ -715,12 +746,23 @@ class Found:
 
 
 def search(
-    ranks: np.ndarray, rules, ws: Workspace, breadth_first: bool, max_pass: int, max_nodes: int, max_expand: int = 0
+    ranks: np.ndarray,
+    rules,
+    ws: Workspace,
+    breadth_first: bool,
+    max_pass: int,
+    max_nodes: int,
+    max_expand: int = 0,
+    max_work: int = PROOF_WORK,
+    level_cap: int = 0,
 ) -> Found:
-    """One search from a stock of ranks (start of a pass); the solution as passes -> rounds -> moves."""
+    """One search from a stock of ranks (start of a pass); the solution as passes -> rounds -> moves.
+
+    breadth_first: the exhaustive phase, within ``max_expand`` stocks expanded and ``max_work`` positions."""
     work = ws.exact_work() if breadth_first else ws.guided
     beam, cand, local = (EXACT_BEAM, EXACT_CAND, EXACT_LOCAL) if breadth_first else (BEAM, CAND, LOCAL)
-    params = params_of(rules, beam, cand, local, max_pass, max_nodes, PROOF_WORK if breadth_first else 1 << 62)
+    params = params_of(rules, beam, cand, local, max_pass, max_nodes, max_work if breadth_first else 1 << 62)
+    params[P_LEVEL_CAP] = level_cap
     ranks = np.ascontiguousarray(ranks, dtype=np.uint8)
     ws.gen = ptab.next_gen(ws.table, ws.gen)
     res = _search(
@@ -766,12 +808,23 @@ MAX_NODES_DEFAULT = 1_000_000
 MAX_NODES_HI = 5_000_000  # about 350 MB per million stored stocks (measured), so under 2 GiB
 
 
+def passes_lower_bound(ranks: np.ndarray, rules) -> int:
+    """The reference's ``passes_lower_bound`` (proof there): 0 empty; 2 under dealt_four unless all fours; else 1."""
+    n = len(ranks)
+    if n == 0:
+        return 0
+    if rules.discard == "dealt_four" and not _all_fours(np.ascontiguousarray(ranks, dtype=np.uint8), np.int64(n)):
+        return 2
+    return 1
+
+
 class Solved:
     """A deal decided under free play: the row's values and the solution text ("" unless won)."""
 
-    def __init__(self, code, rounds, moves, cards_left, nodes, seconds, rounds_optimal, solution):
+    def __init__(self, code, rounds, moves, cards_left, nodes, seconds, rounds_optimal, solution, rounds_lower):
         self.code, self.rounds, self.moves, self.cards_left = code, rounds, moves, cards_left
         self.nodes, self.seconds, self.rounds_optimal, self.solution = nodes, seconds, rounds_optimal, solution
+        self.rounds_lower = rounds_lower  # passes a solution needs at least, proven (0 unless won)
 
 
 _WARM = [False]
@@ -812,8 +865,11 @@ def solve(
     optimal = False
     code = UNKNOWN
     proven = 0
+    lower = 0
+    proof_work = int(rules.proof_work)
+    pass_beam = int(rules.pass_beam)
     if R == 1:
-        code, optimal = WON, True
+        code, optimal, lower = WON, True, 1
     else:
         # with a forced win in hand the search only looks for a shorter line, on a smaller budget
         f = search(ranks, rules, ws, False, limit, min(max_nodes, SHORTER_NODES) if R else max_nodes)
@@ -829,7 +885,7 @@ def solve(
         else:
             # the guided search gave up (truncated or out of budget): an exhaustive breadth-first search may
             # still settle a small position
-            g = search(ranks, rules, ws, True, limit, max_nodes, PROOF_NODES)
+            g = search(ranks, rules, ws, True, limit, max_nodes, PROOF_NODES, PROOF_WORK)
             nodes += g.nodes
             best_left = min(best_left, g.best_left)
             if g.code == WON:
@@ -838,18 +894,29 @@ def solve(
                 code = UNSOLVABLE
         if code == WON:
             found = len(passes) if passes is not None else R
-            if found - 1 > proven and (found <= PROOF_PASSES or len(ranks) <= PROOF_CARDS):
+            if pass_beam > 0 and found > 2:
+                # a beam over passes: the best pass_beam stocks of each depth, for a line shorter than found
+                b = search(ranks, rules, ws, False, found - 1, max_nodes, level_cap=pass_beam)
+                nodes += b.nodes
+                if b.code == WON:
+                    passes = b.passes
+                    found = len(passes)
+            budget = proof_work
+            if proof_work > 0 and (found <= PROOF_PASSES or len(ranks) <= PROOF_CARDS):
+                budget = max(budget, PROOF_WORK)
+            if found - 1 > proven and budget > 0:
                 # the breadth-first proof: every line of fewer passes, in full, within a budget
-                g = search(ranks, rules, ws, True, found - 1, max_nodes, PROOF_NODES)
+                g = search(ranks, rules, ws, True, found - 1, max_nodes, max_nodes, budget)
                 nodes += g.nodes
                 if g.code == WON:
                     passes = g.passes
                     found = len(passes)
                 proven = max(proven, g.proven)
-            optimal = found <= proven + 1
+            lower = min(found, max(proven + 1, passes_lower_bound(ranks, rules)))
+            optimal = found == lower
     seconds = time.perf_counter() - t0
     if code != WON:
-        return Solved(code, 0, 0, best_left, nodes, seconds, False, "")
+        return Solved(code, 0, 0, best_left, nodes, seconds, False, "", 0)
     if passes is None:  # the forced line stands
         text = forced_text if forced_text is not None else forced_line()
         rounds = R
@@ -859,4 +926,4 @@ def solve(
         text = format_solution(passes)
         rounds = len(passes)
     moves = len(text.replace(" / ", "").replace("-", "").replace(",", "")) // 2  # two digits a move
-    return Solved(WON, rounds, moves, 0, nodes, seconds, optimal, text)
+    return Solved(WON, rounds, moves, 0, nodes, seconds, optimal, text, lower)

@@ -56,8 +56,9 @@ pass in which the last cards are discarded, and lists no move after that.
 
 The free-play functions are at the end of this module: ``free_moves``, ``replay`` and
 ``check_solution`` (a solution text), ``solution_trace``, ``forced_solution`` (the
-automaton's line in the notation) and the plain exhaustive search
-``exhaustive_min_passes`` the tests hold the solver to.
+automaton's line in the notation), the plain exhaustive search
+``exhaustive_min_passes`` the tests hold the solver to, and ``passes_lower_bound``, the
+admissible bound on the passes a stock still needs.
 """
 
 from __future__ import annotations
@@ -530,3 +531,21 @@ def exhaustive_min_passes(ranks: Sequence[int], rules: Any, max_stocks: int = 20
                 raise RuntimeError(f"more than {max_stocks} stocks")
         level = nxt
     return None
+
+
+def passes_lower_bound(ranks: Sequence[int], rules: Any) -> int:
+    """An admissible lower bound on the passes a start-of-pass stock still needs: never above the fewest.
+
+    0 for an empty stock; 2 under ``discard: dealt_four`` when some round of the stock (cards 4j..4j+3)
+    mixes ranks; else 1.  Proof: under dealt_four the only discard is rule 1, four cards of one rank dealt
+    together, and which fours are dealt together depends on the stock alone (moves come after each deal
+    and discard nothing).  So a pass from a stock with a mixed round ends with those cards still out, and
+    a win needs another pass.  Under pile_four a move can complete four on a pile, so one pass may clear
+    any stock as far as this bound knows.  The solver uses the same fact one pass deeper: once every stock
+    of d passes is stored and none is all fours, no line of d + 1 passes wins."""
+    r = [int(x) % 13 for x in ranks]
+    if not r:
+        return 0
+    if rules.discard == "dealt_four" and any(len(set(r[4 * j : 4 * j + 4])) > 1 for j in range(len(r) // 4)):
+        return 2
+    return 1
