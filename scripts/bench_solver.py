@@ -30,6 +30,7 @@ Runs on one core, in this process:
      peak memory.  (--pm-budget) one deal's search run to max_nodes, for its memory.  (--pm-proof-work
      "W1,W2,...") the proof of the fewest passes at each budget of generated positions, on the same deals: CPU
      seconds per deal, the proven lower bound (rounds_lower) beside the passes found, the share proven optimal.
+     (--pm-levels P) the breadth-first phase alone on a few deals: the stocks stored at each depth to P passes.
 
 Every `won` is replayed by the independent checker inside play_batch; "solve" seconds are the
 solver's own (the per-deal `seconds` column), "wall" adds the replay and Python overhead.
@@ -617,6 +618,30 @@ def perpetual_motion_proof_curve(deals: int, seed: int, presets: list[str], budg
                 )
 
 
+def perpetual_motion_levels(preset: str, direction: str, passes: int, deals: list[int], lists: list[int]) -> None:
+    """The breadth-first phase alone on whole deals (seed 2009), to ``passes`` passes: the stocks stored at each
+    depth and the passes proven to have no win.  ``lists``: the exact phase's EXACT_LOCAL, EXACT_BEAM and
+    EXACT_CAND (empty: the defaults), whose filling truncates an expansion and ends the proof."""
+    from engine.games import perpetual_motion_solver as solver
+    from engine.games.perpetual_motion import GAME
+
+    if lists:
+        solver.EXACT_LOCAL, solver.EXACT_BEAM, solver.EXACT_CAND = lists
+    rules = GAME.rules(preset, {"strategy": "solver", "direction": direction})
+    decks = seeded_deals(DECK_52, 2009, 0, max(deals) + 1)
+    for i in deals:
+        ws = solver.Workspace()
+        cpu0 = time.process_time()
+        f = solver.search(decks[i] % 13, rules, ws, True, passes, 5_000_000, 5_000_000, 400_000_000)
+        stored = int(ws.recs.any(axis=1).sum())  # a new workspace: its records are this search's
+        by_depth = np.bincount(ws.depth[:stored]).tolist()
+        print(
+            f"perpetual_motion {preset} direction={direction} deal {i}: no win in {f.proven} passes proven; stocks "
+            f"stored by depth {by_depth}; {time.process_time() - cpu0:.1f} CPU s",
+            flush=True,
+        )
+
+
 def perpetual_motion_budget(preset: str, max_nodes: int) -> None:
     """One search filled to max_nodes stored stocks, for the memory one deal's search can take: the guide is turned
     upside down (most cards left first), so the search wanders instead of winning."""
@@ -668,6 +693,10 @@ def main() -> None:
     ap.add_argument("--pm-budget", type=int, default=0, help="one Perpetual Motion search filled to this max_nodes")
     ap.add_argument("--pm-proof-work", default="", help='budgets of the fewest-passes proof, e.g. "0,10000,100000"')
     ap.add_argument("--pm-proof-deals", type=int, default=200, help="deals per budget for --pm-proof-work")
+    ap.add_argument("--pm-levels", type=int, default=0, help="the breadth-first phase alone, to this many passes")
+    ap.add_argument("--pm-levels-deals", default="0,1,2,3,4,5", help="deal indices for --pm-levels")
+    ap.add_argument("--pm-levels-direction", default="leftmost")
+    ap.add_argument("--pm-exact-lists", default="", help="for --pm-levels: EXACT_LOCAL,EXACT_BEAM,EXACT_CAND")
     ap.add_argument("--table", type=int, default=1000, help="issue 11's table: seeded deals per row (0: skip)")
     ap.add_argument("--table-seed", type=int, default=99)
     ap.add_argument("--table-start", type=int, default=0, help="the table's first deal (index within the seed)")
@@ -760,6 +789,14 @@ def main() -> None:
         perpetual_motion_section(args.perpetual_motion, args.pm_seed, args.pm_presets.split(","))
     if args.pm_budget:
         perpetual_motion_budget("clarke", args.pm_budget)
+    if args.pm_levels:
+        perpetual_motion_levels(
+            args.pm_presets.split(",")[0],
+            args.pm_levels_direction,
+            args.pm_levels,
+            [int(i) for i in args.pm_levels_deals.split(",")],
+            [int(x) for x in args.pm_exact_lists.split(",") if x],
+        )
     if args.pm_proof_work:
         budgets = [int(w) for w in args.pm_proof_work.split(",")]
         perpetual_motion_proof_curve(args.pm_proof_deals, args.pm_seed, args.pm_presets.split(","), budgets)

@@ -471,6 +471,16 @@ def _expand(
     return False, ns, truncated, 0
 
 
+@nb.njit(cache=True, inline="always")
+def _truncation_cap(truncated_at, clear_test, clearable_at):
+    """The passes with no win a proof may claim past a truncated expansion at depth t (the least such): t, as
+    that pass was not searched whole; t + 1 with the aligned-fours test, when no stock of depth t or less is
+    all fours, since every stock of depth t is stored (the expansions below it were whole)."""
+    if clear_test and clearable_at > truncated_at:
+        return truncated_at + 1
+    return truncated_at
+
+
 @nb.njit(cache=True)
 def _grow_i64(a, n):
     b = np.zeros(max(2 * a.shape[0], n), a.dtype)
@@ -548,6 +558,8 @@ def _search(
     # and none is one, no line of d + 1 passes wins either: the breadth-first phase proves one pass more
     clear_test = breadth_first and params[P_PILE_FOUR] == 0
     clearable_at = np.int64(1) << 40  # the least depth of a stored stock of aligned fours
+    if clear_test and _all_fours(stock0, n0):
+        clearable_at = 0
     level_cap = params[P_LEVEL_CAP]
     per_level = np.zeros(max_pass + 2 if level_cap > 0 else 1, np.int64)
     while hsize > 0:
@@ -603,7 +615,7 @@ def _search(
                 0,
                 idx,
                 win_mv[:nw].copy(),
-                min(proven, truncated_at),
+                min(proven, _truncation_cap(truncated_at, clear_test, clearable_at)),
                 recs,
                 table,
                 parent,
@@ -674,14 +686,15 @@ def _search(
         # search was exhaustive
         proven = max_pass if code == UNSOLVABLE else 0
     elif not out_of_budget:
-        proven = min(proven, max_pass)  # every stock below the cap was expanded (unless truncated)
+        # every stock below the cap was expanded (unless truncated), and every stock at the cap is stored
+        proven = min(proven, max_pass + 1 if clear_test and clearable_at > max_pass else max_pass)
     return (
         code,
         nodes,
         best_left,
         -1,
         win_mv[:0].copy(),
-        min(proven, truncated_at),
+        min(proven, _truncation_cap(truncated_at, clear_test, clearable_at)),
         recs,
         table,
         parent,
