@@ -107,6 +107,9 @@ class SpaceReserve:
             self.path = None
 
 
+KILL_WAIT = 5.0  # seconds end_processes waits for the processes it killed to be gone
+
+
 def _started_at(pid: int) -> tuple[int, str] | None:
     """(parent pid, start time) of a live process from /proc, None when it is gone or a zombie."""
     try:
@@ -146,7 +149,8 @@ def process_trees(roots: list[tuple[int, str]]) -> list[tuple[int, str]]:
 
 def end_processes(procs: list[tuple[int, str]], grace: float = 5.0) -> list[int]:
     """SIGTERM to each of ``procs`` still running (the same process: same start time), SIGKILL to those left
-    after ``grace`` seconds.  Returns the pids that had to be killed."""
+    after ``grace`` seconds, and a wait of up to ``KILL_WAIT`` seconds for them to go (a loaded machine can take
+    a moment to end a killed process).  Returns the pids that had to be killed."""
 
     def alive() -> list[int]:
         return [pid for pid, start in procs if (info := _started_at(pid)) is not None and info[1] == start]
@@ -161,4 +165,7 @@ def end_processes(procs: list[tuple[int, str]], grace: float = 5.0) -> list[int]
     for pid in killed:
         with suppress(ProcessLookupError, PermissionError):  # gone already
             os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + KILL_WAIT
+    while killed and alive() and time.monotonic() < deadline:
+        time.sleep(0.05)
     return killed

@@ -75,6 +75,7 @@ def test_rows_are_the_engine_output_with_design_dtypes(pm_study, tmp_path, capsy
         "nodes": pl.Int64,
         "seconds": pl.Float64,
         "rounds_optimal": pl.Boolean,
+        "rounds_lower": pl.Int32,
         "solution": pl.String,
         "variant": pl.String,
     }
