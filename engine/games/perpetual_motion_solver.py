@@ -472,13 +472,13 @@ def _expand(
 
 
 @nb.njit(cache=True, inline="always")
-def _truncation_cap(truncated_at, clear_test, clearable_at):
-    """The passes with no win a proof may claim past a truncated expansion at depth t (the least such): t, as
-    that pass was not searched whole; t + 1 with the aligned-fours test, when no stock of depth t or less is
-    all fours, since every stock of depth t is stored (the expansions below it were whole)."""
-    if clear_test and clearable_at > truncated_at:
-        return truncated_at + 1
-    return truncated_at
+def _proven_through(d, clear_test, clearable_at):
+    """The passes with no win proven once every stock of depth below d was expanded whole and every stock of
+    depth d is stored (a budget ran out at depth d, or the least truncated expansion or the pass cap is at d):
+    d; d + 1 with the aligned-fours test when no stock of depth d or less is all fours."""
+    if clear_test and clearable_at > d:
+        return d + 1
+    return d
 
 
 @nb.njit(cache=True)
@@ -576,7 +576,7 @@ def _search(
             per_level[d] += 1
         if breadth_first and nodes >= max_expand:
             out_of_budget = True
-            proven = min(proven, d + 1 if clear_test and clearable_at > d else d)
+            proven = min(proven, _proven_through(d, clear_test, clearable_at))
             break
         n = _unpack(recs[idx], stock)
         nodes += 1
@@ -615,7 +615,7 @@ def _search(
                 0,
                 idx,
                 win_mv[:nw].copy(),
-                min(proven, _truncation_cap(truncated_at, clear_test, clearable_at)),
+                min(proven, _proven_through(truncated_at, clear_test, clearable_at)),
                 recs,
                 table,
                 parent,
@@ -629,7 +629,7 @@ def _search(
             truncated_at = min(truncated_at, d)
         if work[0] > params[P_WORK]:
             out_of_budget = True
-            proven = min(proven, d + 1 if clear_test and clearable_at > d else d)
+            proven = min(proven, _proven_through(d, clear_test, clearable_at))
             break
         for s in range(ns):
             m = succ_n[s]
@@ -638,7 +638,7 @@ def _search(
                 if ptab.lookup(recs, table, key, gen) < 0:
                     out_of_budget = True
                     # stocks of depth d are not all expanded (but all are stored)
-                    proven = min(proven, d + 1 if clear_test and clearable_at > d else d)
+                    proven = min(proven, _proven_through(d, clear_test, clearable_at))
                     break
                 continue
             recs, table, e, added = ptab.add(recs, table, nrec, key, gen)
@@ -667,12 +667,13 @@ def _search(
                 clearable_at = min(clearable_at, d + 1)
             if breadth_first:
                 prio = d + 1
-            elif level_cap > 0:  # by passes, then by the guide within a pass
-                left, runs = _stock_guide(succ[s], m, params)
-                prio = (d + 1) * 8192 + params[P_W_LEFT] * left - params[P_W_RUN] * runs + 4096
             else:
                 left, runs = _stock_guide(succ[s], m, params)
-                prio = params[P_W_LEFT] * left - params[P_W_RUN] * runs + params[P_W_DEPTH] * (d + 1) + (1 << 20)
+                guide = params[P_W_LEFT] * left - params[P_W_RUN] * runs
+                if level_cap > 0:  # by passes, then by the guide within a pass
+                    prio = (d + 1) * 8192 + guide + 4096
+                else:
+                    prio = guide + params[P_W_DEPTH] * (d + 1) + (1 << 20)
             hsize = heap_push(heap, hsize, (np.int64(prio) << 32) | nrec)
             nrec += 1
         if out_of_budget:
@@ -687,14 +688,14 @@ def _search(
         proven = max_pass if code == UNSOLVABLE else 0
     elif not out_of_budget:
         # every stock below the cap was expanded (unless truncated), and every stock at the cap is stored
-        proven = min(proven, max_pass + 1 if clear_test and clearable_at > max_pass else max_pass)
+        proven = min(proven, _proven_through(max_pass, clear_test, clearable_at))
     return (
         code,
         nodes,
         best_left,
         -1,
         win_mv[:0].copy(),
-        min(proven, _truncation_cap(truncated_at, clear_test, clearable_at)),
+        min(proven, _proven_through(truncated_at, clear_test, clearable_at)),
         recs,
         table,
         parent,
