@@ -39,6 +39,7 @@ _GAME_MODULES: dict[str, str] = {
     "eight_off": "engine.games.eight_off",
     "seahaven_towers": "engine.games.seahaven_towers",
     "king_albert": "engine.games.king_albert",
+    "klondike": "engine.games.klondike",
 }
 
 # Columns every game returns from play_batch, with their dtypes.

@@ -23,6 +23,10 @@ Runs on one core, in this process:
      with --disk-checkpoint DIR it saves a checkpoint every 10 CPU-minutes, an interrupt pauses it at a level's
      end, and the same command goes on from the last checkpoint; --disk-threads N shares each level's
      expansions among N threads.
+  7. (--klondike N) issue 53's Klondike rows (draw 1-7, no worrying back, any card to spaces, same-suit
+     building) on N seeded deals (--klondike-seed, default 2026) a row (--klondike-rows picks rows by name), at
+     each max_nodes of --klondike-budgets: won / unsolvable / unknown beside Solvitaire's figure, CPU seconds
+     per deal beside a tenth of Solvitaire's (the target), peak memory.
   6. (--perpetual-motion N) Perpetual Motion under strategy: solver, N seeded deals (seed 2009) for clarke,
      masten and pysolfc, each with direction as the preset has it and with `any`: won/unsolvable/unknown,
      the passes found, how often rounds_optimal was proven, the forced automaton beside it (dominance),
@@ -665,6 +669,50 @@ def perpetual_motion_budget(preset: str, max_nodes: int) -> None:
     )
 
 
+# Issue 53's rows: (name, overrides, Solvitaire's winnable % and its +-, Solvitaire's CPU seconds per deal)
+KLONDIKE_ROWS = (
+    ("draw3", {}, 81.945, 0.084, 75),
+    ("draw1", {"draw": 1}, 90.480, 0.116, 190),
+    ("draw2", {"draw": 2}, 88.620, 0.135, 60),
+    ("draw4", {"draw": 4}, 69.337, 0.098, 8.5),
+    ("draw5", {"draw": 5}, 53.434, 0.099, 3.3),
+    ("draw6", {"draw": 6}, 35.854, 0.095, 1),
+    ("draw7", {"draw": 7}, 23.779, 0.084, 0.45),
+    ("draw3 no worrying back", {"worrying_back": False}, 81.524, 0.089, 10),
+    ("draw3 any card to spaces", {"empty_column": "any"}, 94.959, 0.045, 2.1),
+    ("draw3 same-suit building", {"build": "suit"}, 40.762, 0.097, 0.032),
+)
+
+
+def klondike_section(deals: int, seed: int, rows: list[str], budgets: list[int]) -> None:
+    """Issue 53's table on ``deals`` seeded deals a row, in this process on one core, at each ``max_nodes`` budget:
+    won / unsolvable / unknown, the share won as bounds (unknowns lost, unknowns won) beside Solvitaire's, CPU
+    seconds per deal (time.process_time, the reference's replay of every win included) beside a tenth of
+    Solvitaire's (the target), and the peak resident memory so far."""
+    import resource
+
+    from engine.games.klondike import GAME
+
+    decks = seeded_deals(DECK_52, seed, 0, deals)
+    GAME.play_batch(decks[:1], GAME.rules(None, {"max_nodes": 100}))  # compile / load the kernels first
+    for name, over, published, pm, cpu_solvitaire in KLONDIKE_ROWS:
+        if rows and name not in rows:
+            continue
+        for budget in budgets:
+            cpu0 = time.process_time()
+            out = GAME.play_batch(decks, GAME.rules(None, {**over, "max_nodes": budget}))
+            cpu = (time.process_time() - cpu0) / deals
+            won, unknown = int((out["outcome"] == WON).sum()), int((out["outcome"] == UNKNOWN).sum())
+            print(
+                f"klondike {name} max_nodes={budget:,}: {deals} deals (seed {seed}): {won} won / "
+                f"{deals - won - unknown} unsolvable / {unknown} unknown; "
+                f"won {won / deals:.1%}..{(won + unknown) / deals:.1%}"
+                f" (Solvitaire {published}% +- {pm}); {cpu:.3f} CPU s a deal (target {cpu_solvitaire / 10:g}); "
+                f"peak memory {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB",
+                flush=True,
+            )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=2024)
@@ -697,6 +745,10 @@ def main() -> None:
     ap.add_argument("--pm-levels-deals", default="0,1,2,3,4,5", help="deal indices for --pm-levels")
     ap.add_argument("--pm-levels-direction", default="leftmost")
     ap.add_argument("--pm-exact-lists", default="", help="for --pm-levels: EXACT_LOCAL,EXACT_BEAM,EXACT_CAND")
+    ap.add_argument("--klondike", type=int, default=0, help="issue 53's Klondike rows: seeded deals a row (0: skip)")
+    ap.add_argument("--klondike-seed", type=int, default=2026)
+    ap.add_argument("--klondike-rows", default="", help="comma-separated row names (default: every row)")
+    ap.add_argument("--klondike-budgets", default="1000000", help="max_nodes values, comma-separated")
     ap.add_argument("--table", type=int, default=1000, help="issue 11's table: seeded deals per row (0: skip)")
     ap.add_argument("--table-seed", type=int, default=99)
     ap.add_argument("--table-start", type=int, default=0, help="the table's first deal (index within the seed)")
@@ -800,6 +852,13 @@ def main() -> None:
     if args.pm_proof_work:
         budgets = [int(w) for w in args.pm_proof_work.split(",")]
         perpetual_motion_proof_curve(args.pm_proof_deals, args.pm_seed, args.pm_presets.split(","), budgets)
+    if args.klondike:
+        klondike_section(
+            args.klondike,
+            args.klondike_seed,
+            [r for r in args.klondike_rows.split(",") if r],
+            [int(b) for b in args.klondike_budgets.split(",")],
+        )
     if args.amazons:
         amazons_section(args.amazons, args.amazons_seed, args.amazons_presets.split(","))
     if args.penguin:
