@@ -240,6 +240,9 @@ def run_study(
             return outcome
         finally:
             executor.__exit__(None, None, None)
+            # Now that every worker is gone: a part a worker was writing when Ray shut it down (an interrupt of
+            # the driver alone) was never renamed into place, so it is dropped here rather than by the next run.
+            clear_tmp(out_dir)
 
 
 def _start_records(out_dir, manifest: dict[str, Any]) -> SpaceReserve | _NoReserve:
