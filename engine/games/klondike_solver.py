@@ -1,4 +1,4 @@
-"""Thoughtful Klondike's solver: a depth-first search over every legal move, each position stored whole.
+"""Thoughtful Klondike's solver: a depth-first search over the legal moves, each position stored whole.
 
 The rules are the readable reference's (engine/reference/klondike.py), which replays every line this search
 reports before it is believed.  The search sees every card (thoughtful play).  What it prunes, each point proven
@@ -9,8 +9,13 @@ in docs/solvers.md, "Klondike's solver":
 2. A run that is a whole column (no face-down card under it) never moves into an empty column: the position it
    leads to is the one before it with two columns' names swapped, and no rule names a column.
 
-Nothing else is pruned (no safe move, no bound, no macro move over the stock): this first solver is the plain
-search made fast, the yardstick the prunings to come are tested against besides the reference's.
+3. Safe moves home, after every move: an Ace, or a Two on its Ace, from a column's top; without worrying back,
+   any next card on which nothing can still be built; under draw 1 also from the waste's top (``_safe``).
+4. No draw or redeal move: each card the draws can bring to the waste's top, with the fewest redeals, is one
+   move (``_talon_moves``); the line written out has the draws and the redeal.
+
+Nothing else is pruned (no bound, no dominance between positions).  tests/test_klondike.py holds the verdicts to
+the reference's plain exhaustive search on reduced decks under every combination of the switches.
 
 A position, as the kernel holds it: ``col[j, 0:ch[j]]`` column j bottom first, its first ``fd[j]`` cards face
 down (always the deal's first ``fd[j]`` cards of that column: cards arrive only on face-up tops or in empty
