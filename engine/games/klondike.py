@@ -172,7 +172,8 @@ EXTRA_COLUMNS = (
 )
 
 
-def _check_deck(deal: np.ndarray) -> str | None:
+def _check_deck(deal) -> str | None:
+    """None when ``deal`` (any sequence of card codes) is the 52 cards of the deck; else why not."""
     return None if sorted(int(c) for c in deal) == list(range(NCARDS)) else "the deal is not the 52 cards of the deck"
 
 
@@ -231,7 +232,7 @@ def play_one(deal: np.ndarray, rules: KlondikeRules, trace: bool = False) -> Pla
 def check_solution(deal: np.ndarray, rules: KlondikeRules, text: str) -> str | None:
     """None if the reference replays ``text`` from ``deal`` to a win; else why not."""
     cards = [int(c) for c in np.asarray(deal).reshape(-1)]
-    return _check_deck(np.asarray(cards)) or reference.check_solution(cards, reference_rules(rules), text)
+    return _check_deck(cards) or reference.check_solution(cards, reference_rules(rules), text)
 
 
 GAME = GameSpec(

@@ -320,6 +320,29 @@ def _moved_card(m, col, ch, tal, sc, fnd):
 
 
 @nb.njit(cache=True, inline="always")
+def _frame_moves(g, MV, COL, CH, FD, TAL, SC, FND, ncols, top_rank, draw, redeals, build, empty, worry):
+    """The moves of the stack's frame g, written to its row of MV; how many."""
+    return _moves(
+        MV[g],
+        COL[g],
+        CH[g],
+        FD[g],
+        TAL[g],
+        SC[g, 0],
+        SC[g, 1],
+        FND[g],
+        SC[g, 2],
+        ncols,
+        top_rank,
+        draw,
+        redeals,
+        build,
+        empty,
+        worry,
+    )
+
+
+@nb.njit(cache=True, inline="always")
 def _talon_steps(m, tl, wp, draw):
     """Point 4's move m from a talon of tl cards, wp in the waste: (draws before a redeal, redeals, draws after)."""
     p = (m >> 3) & 63
@@ -433,24 +456,7 @@ def _solve(
     _encode(w, COL[0], CH[0], FD[0], TAL[0], SC[0, 0], SC[0, 1], FND[0], 0, ncols, talpos, count_redeals)
     recs, table, _, _ = add(recs, table, 0, w, gen)
     nrec = 1
-    NM[0] = _moves(
-        MV[0],
-        COL[0],
-        CH[0],
-        FD[0],
-        TAL[0],
-        SC[0, 0],
-        SC[0, 1],
-        FND[0],
-        0,
-        ncols,
-        top_rank,
-        draw,
-        redeals,
-        build,
-        empty,
-        worry,
-    )
+    NM[0] = _frame_moves(0, MV, COL, CH, FD, TAL, SC, FND, ncols, top_rank, draw, redeals, build, empty, worry)
     NX[0] = 0
     sp = 1
     while sp > 0:
@@ -483,24 +489,7 @@ def _solve(
         if not added:
             continue
         nrec += 1
-        NM[g] = _moves(
-            MV[g],
-            COL[g],
-            CH[g],
-            FD[g],
-            TAL[g],
-            SC[g, 0],
-            SC[g, 1],
-            FND[g],
-            SC[g, 2],
-            ncols,
-            top_rank,
-            draw,
-            redeals,
-            build,
-            empty,
-            worry,
-        )
+        NM[g] = _frame_moves(g, MV, COL, CH, FD, TAL, SC, FND, ncols, top_rank, draw, redeals, build, empty, worry)
         NX[g] = 0
         sp += 1
     return UNSOLVABLE, nrec, best, line, recs, table
