@@ -24,6 +24,7 @@ SWITCHES = {
     "worrying_back": (True, False),
     "empty_column": ("kings", "any", "none"),
     "build": ("alternate", "suit", "any"),
+    "partial_runs": ("uncovers_home", "any"),
 }
 COMBINATIONS = [dict(zip(SWITCHES, values, strict=True)) for values in itertools.product(*SWITCHES.values())]
 COMBO_IDS = ["-".join(str(v) for v in c.values()) for c in COMBINATIONS]

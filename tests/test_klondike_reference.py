@@ -163,7 +163,7 @@ def test_empty_columns_kings_any_none() -> None:
 
 def test_a_run_moves_as_a_unit_and_the_card_under_it_is_turned() -> None:
     t = table("[AC 2C] 9H 8S 7D", "TS", "9D", "-", foundations="6D")
-    rules = K.Rules()
+    rules = K.Rules(partial_runs="any")
     assert {"9H>2", "8S>3", "7D>F"} <= set(tokens(t, rules))
     after = K.apply(t, rules, K.parse_move("9H>2"))
     assert after.columns[:2] == [parse_cards("AC 2C"), parse_cards("TS 9H 8S 7D")] and after.face_down[:2] == [1, 0]
@@ -181,6 +181,25 @@ def test_a_run_moves_as_a_unit_and_the_card_under_it_is_turned() -> None:
     assert emptied.columns[0] == [parse_card("AC")] and emptied.face_down[0] == 0  # the last card turned
     whole = play(table("KS", "-"), rules, "KS>2")  # a whole column moves too (the plain search prunes nothing)
     assert whole.columns == [[], [parse_card("KS")]] and whole.face_down == [0, 0]
+
+
+def test_partial_runs_uncovers_home_and_any() -> None:
+    # 8S (with 7D) would leave 9H behind: only under partial_runs: any, since 9H cannot go home (8H is not
+    # there); 7D alone would uncover 8S, which cannot either.  The whole run from 9H may always move.
+    t = table("[AC 2C] 9H 8S 7D", "TS", "9D", "8C", foundations="6D")
+    assert set(tokens(t, K.Rules(partial_runs="any"))) >= {"9H>2", "8S>3", "7D>4"}
+    home_only = set(tokens(t, K.Rules()))
+    assert "9H>2" in home_only and not {"8S>3", "7D>4"} & home_only
+    why = K.illegal_reason(t, K.Rules(), K.parse_move("8S>3"))
+    assert (
+        why == "8S is part of a run: it may leave 9H only when that card goes home next (partial_runs: uncovers_home)"
+    )
+    # once 9H is next home, the part may go, and 9H then goes home
+    t8 = table("[AC 2C] 9H 8S 7D", "TS", "9D", "8C", foundations="6D 8H")
+    assert "8S>3" in tokens(t8, K.Rules()) and "9H>F" in tokens(play(t8, K.Rules(), "8S>3"), K.Rules())
+    # into an empty column any part may move (empty_column: any), as in Solvitaire
+    te = table("[AC 2C] 9H 8S 7D", "-", foundations="6D")
+    assert {"8S>2", "7D>2"} <= set(tokens(te, K.Rules(empty_column="any")))
 
 
 def test_draw_three_with_fewer_left_and_the_redeal_keeps_the_order() -> None:
@@ -270,8 +289,10 @@ def test_illegal_moves_and_bad_tokens_are_refused_with_a_reason() -> None:
 
 def test_check_solution_on_the_hand_checked_deal() -> None:
     assert K.check_solution(EIGHT, EIGHT_DRAW_ONE, EIGHT_WIN, columns=1) is None
-    # any object with the five attributes will do as rules
-    namespace = SimpleNamespace(draw=1, redeals=0, worrying_back=True, empty_column="none", build="alternate")
+    # any object with the six attributes will do as rules
+    namespace = SimpleNamespace(
+        draw=1, redeals=0, worrying_back=True, empty_column="none", build="alternate", partial_runs="any"
+    )
     assert K.check_solution(EIGHT, namespace, EIGHT_WIN, columns=1) is None
     words = EIGHT_WIN.split()
     removed = " ".join(words[:2] + words[3:])  # the second draw left out
@@ -354,6 +375,7 @@ SWITCHES = {
     "worrying_back": (True, False),
     "empty_column": ("kings", "any", "none"),
     "build": ("alternate", "suit", "any"),
+    "partial_runs": ("uncovers_home", "any"),
 }
 
 
@@ -374,7 +396,7 @@ def _check_invariants(t: K.Table, rules: K.Rules, deal: list[int]) -> None:
     assert K.won(t) == (K.cards_off(t) == 0)
 
 
-@pytest.mark.parametrize(("ranks", "columns", "walks", "steps"), [(4, 3, 12, 80), (13, 7, 3, 60)])
+@pytest.mark.parametrize(("ranks", "columns", "walks", "steps"), [(4, 3, 12, 80), (13, 7, 5, 60)])
 def test_random_walks_keep_the_invariants(ranks: int, columns: int, walks: int, steps: int) -> None:
     rng = random.Random(53)
     seen = set()  # what the walks did: where the cards moved came from, redeals

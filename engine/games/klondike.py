@@ -65,6 +65,13 @@ class KlondikeRules:
         "tableau builds down by one rank: alternate (colours), suit (the same suit) or any (any suit)",
         choices=("alternate", "suit", "any"),
     )
+    partial_runs: str = switch(
+        "uncovers_home",
+        "when part of a face-up run may move onto a card: uncovers_home (only when the card it uncovers goes "
+        "next to its foundation; Solvitaire's reading) or any (always); a whole run, or any part into an empty "
+        "column, always may",
+        choices=("uncovers_home", "any"),
+    )
     max_nodes: int = switch(
         MAX_NODES_DEFAULT,
         "positions the search may store before it answers unknown (56 bytes each, and 16 to 32 of table: the "
@@ -98,6 +105,7 @@ def reference_rules(rules: KlondikeRules) -> reference.Rules:
         worrying_back=bool(rules.worrying_back),
         empty_column=rules.empty_column,
         build=rules.build,
+        partial_runs=rules.partial_runs,
     )
 
 
@@ -146,6 +154,7 @@ def solve(deal: np.ndarray, rules: KlondikeRules, columns: int = COLUMNS, ws: so
         bool(rules.worrying_back),
         int(rules.max_nodes),
         ws,
+        partial_runs=rules.partial_runs,
     )
     n = int(deal.shape[0])
     if r.code != WON:

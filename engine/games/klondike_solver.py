@@ -114,7 +114,7 @@ def _takes(card, col, ch, k, top_rank, build, empty):
     return red_t != red_c
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True)
 def _talon_plays(out, n, p, flag, col, ch, tal, fnd, ncols, top_rank, build, empty, home):
     """The plays of tal[p - 1], reached by draws (and a redeal when flag is 1): home, or onto the tableau."""
     c = tal[p - 1]
@@ -130,7 +130,7 @@ def _talon_plays(out, n, p, flag, col, ch, tal, fnd, ncols, top_rank, build, emp
     return n
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True)
 def _talon_moves(out, n, col, ch, tal, tl, wp, fnd, rd, ncols, top_rank, draw, redeals, build, empty, home):
     """Point 4: every card the draws can bring to the waste's top, each with the fewest redeals (none, or one),
     played home (``home``) or onto the tableau."""
@@ -153,10 +153,21 @@ def _talon_moves(out, n, col, ch, tal, tl, wp, fnd, rd, ncols, top_rank, draw, r
 
 
 @nb.njit(cache=True, inline="always")
-def _moves(out, col, ch, fd, tal, tl, wp, fnd, rd, ncols, top_rank, draw, redeals, build, empty, worry):
+def _runs_onto_cards(out, n, j, i, col, ch, ncols, top_rank, build, empty):
+    """The moves of column j's run from col[j, i] onto the other columns' top cards."""
+    for k in range(ncols):
+        if k != j and ch[k] > 0 and _takes(col[j, i], col, ch, k, top_rank, build, empty):
+            out[n] = M_RUN | (j << 3) | (i << 9) | (k << 15)
+            n += 1
+    return n
+
+
+@nb.njit(cache=True, inline="always")
+def _moves(out, col, ch, fd, tal, tl, wp, fnd, rd, ncols, top_rank, draw, redeals, build, empty, worry, partial):
     """Every move of the search (point 2 left out, point 4's talon moves for the draws and redeals), in the order
-    tried: to the foundations (columns, then the talon), runs onto cards, talon cards onto the tableau, runs
-    into empty columns, worrying back."""
+    tried: to the foundations (columns, then the talon), whole face-up runs onto cards, talon cards onto the
+    tableau, parts of runs onto cards, runs into empty columns, worrying back.  ``partial``: may any part of a run
+    move onto a card (partial_runs: any), or only one that uncovers a card next home?"""
     n = 0
     for j in range(ncols):
         if ch[j] > 0:
@@ -165,13 +176,14 @@ def _moves(out, col, ch, fd, tal, tl, wp, fnd, rd, ncols, top_rank, draw, redeal
                 out[n] = M_COL_F | (j << 3)
                 n += 1
     n = _talon_moves(out, n, col, ch, tal, tl, wp, fnd, rd, ncols, top_rank, draw, redeals, build, empty, True)
-    for j in range(ncols):
-        for i in range(fd[j], ch[j]):
-            for k in range(ncols):
-                if k != j and ch[k] > 0 and _takes(col[j, i], col, ch, k, top_rank, build, empty):
-                    out[n] = M_RUN | (j << 3) | (i << 9) | (k << 15)
-                    n += 1
+    for j in range(ncols):  # whole face-up runs onto cards: each turns a card or empties a column
+        if ch[j] > 0:
+            n = _runs_onto_cards(out, n, j, fd[j], col, ch, ncols, top_rank, build, empty)
     n = _talon_moves(out, n, col, ch, tal, tl, wp, fnd, rd, ncols, top_rank, draw, redeals, build, empty, False)
+    for j in range(ncols):  # parts of runs onto cards
+        for i in range(fd[j] + 1, ch[j]):
+            if partial or fnd[col[j, i - 1] // 13] == col[j, i - 1] % 13:  # else partial_runs: uncovers_home
+                n = _runs_onto_cards(out, n, j, i, col, ch, ncols, top_rank, build, empty)
     for j in range(ncols):
         for i in range(fd[j], ch[j]):
             if i == 0:
@@ -320,7 +332,7 @@ def _moved_card(m, col, ch, tal, sc, fnd):
 
 
 @nb.njit(cache=True, inline="always")
-def _frame_moves(g, MV, COL, CH, FD, TAL, SC, FND, ncols, top_rank, draw, redeals, build, empty, worry):
+def _frame_moves(g, MV, COL, CH, FD, TAL, SC, FND, ncols, top_rank, draw, redeals, build, empty, worry, partial):
     """The moves of the stack's frame g, written to its row of MV; how many."""
     return _moves(
         MV[g],
@@ -339,6 +351,7 @@ def _frame_moves(g, MV, COL, CH, FD, TAL, SC, FND, ncols, top_rank, draw, redeal
         build,
         empty,
         worry,
+        partial,
     )
 
 
@@ -405,6 +418,7 @@ def _solve(
     build,
     empty,
     worry,
+    partial,
     safe,
     max_nodes,
     recs,
@@ -456,7 +470,7 @@ def _solve(
     _encode(w, COL[0], CH[0], FD[0], TAL[0], SC[0, 0], SC[0, 1], FND[0], 0, ncols, talpos, count_redeals)
     recs, table, _, _ = add(recs, table, 0, w, gen)
     nrec = 1
-    NM[0] = _frame_moves(0, MV, COL, CH, FD, TAL, SC, FND, ncols, top_rank, draw, redeals, build, empty, worry)
+    NM[0] = _frame_moves(0, MV, COL, CH, FD, TAL, SC, FND, ncols, top_rank, draw, redeals, build, empty, worry, partial)
     NX[0] = 0
     sp = 1
     while sp > 0:
@@ -489,7 +503,9 @@ def _solve(
         if not added:
             continue
         nrec += 1
-        NM[g] = _frame_moves(g, MV, COL, CH, FD, TAL, SC, FND, ncols, top_rank, draw, redeals, build, empty, worry)
+        NM[g] = _frame_moves(
+            g, MV, COL, CH, FD, TAL, SC, FND, ncols, top_rank, draw, redeals, build, empty, worry, partial
+        )
         NX[g] = 0
         sp += 1
     return UNSOLVABLE, nrec, best, line, recs, table
@@ -550,9 +566,10 @@ def search(
     max_nodes: int,
     ws: Workspace | None = None,
     safe: bool = True,
+    partial_runs: str = "uncovers_home",
 ) -> Searched:
     """One deal searched (``redeals`` -1 for unlimited; ``safe`` False leaves out point 3, for the bench and the
-    tests); the stack doubles until the line fits."""
+    tests; ``partial_runs`` as the switch); the stack doubles until the line fits."""
     ws = ws or Workspace()
     deal = read_only_uint8(np.asarray(deal).reshape(-1))
     if not 1 <= columns <= MAXC or deal.shape[0] - columns * (columns + 1) // 2 > MAXT:
@@ -567,6 +584,7 @@ def search(
             np.int64(BUILD_CODES[build]),
             np.int64(EMPTY_CODES[empty_column]),
             bool(worrying_back),
+            bool(partial_runs == "any"),
             bool(safe),
             np.int64(max_nodes),
             ws.recs,

@@ -6,7 +6,7 @@ with any kernel or search, and favours clarity over speed.  It also holds a plai
 at all (:func:`exhaustive_search`), the yardstick the solver's prunings are tested against on small decks.
 
 The rules, as this module reads them (switches in brackets; :class:`Rules` holds them with Solvitaire's defaults,
-but any object with the five attributes will do):
+but any object with the six attributes will do):
 
 * Cards are ``engine.cards`` codes: card = suit * 13 + rank, suits C D H S = 0..3 (C and S black, D and H red),
   rank A = 0 .. K = 12.
@@ -26,6 +26,10 @@ but any object with the five attributes will do):
   face-up part of a column is a legal build sequence, since cards arrive only by the build rule (except a column's
   bottom face-up card, which nothing lies under).  A whole column may move into an empty column too: pointless,
   but legal, and the plain search prunes nothing.
+* Parts of runs [partial_runs]: a part of a run (one that leaves face-up cards of its column behind) may move onto
+  a card only when the card it uncovers is next for its foundation under ``uncovers_home`` (the default,
+  Solvitaire's "partial-if-card-above-buildable"), and always under ``any``.  Into an empty column any part may
+  move, as in Solvitaire.
 * Empty columns [empty_column]: ``kings`` (only a King, i.e. the deck's highest rank, or a run headed by one; the
   default), ``any`` (any card or run), ``none`` (nothing may move into an empty column).
 * A face-down card that becomes a column's top is turned face up at once, as part of the move that uncovered it.
@@ -80,6 +84,7 @@ from engine.cards import RANKS, SUITS, CardError, format_card, parse_card
 WON, UNSOLVABLE, UNKNOWN = "won", "unsolvable", "unknown"
 BUILDS = ("alternate", "suit", "any")
 EMPTY_COLUMNS = ("kings", "any", "none")
+PARTIAL_RUNS = ("uncovers_home", "any")
 UNLIMITED = "unlimited"
 RED_SUITS = (1, 2)  # diamonds, hearts
 
@@ -93,6 +98,7 @@ class Rules:
     worrying_back: bool = True  # may a foundation's top card come back to the tableau?
     empty_column: str = "kings"  # what fills an empty column: "kings", "any" or "none"
     build: str = "alternate"  # tableau building: "alternate", "suit" or "any"
+    partial_runs: str = "uncovers_home"  # when part of a run may move onto a card: "uncovers_home" or "any"
 
     def __post_init__(self) -> None:
         check_rules(self)
@@ -114,6 +120,8 @@ def check_rules(rules: Any) -> None:
         raise ValueError(f"empty_column {rules.empty_column!r}: one of {', '.join(EMPTY_COLUMNS)}")
     if rules.build not in BUILDS:
         raise ValueError(f"build {rules.build!r}: one of {', '.join(BUILDS)}")
+    if rules.partial_runs not in PARTIAL_RUNS:
+        raise ValueError(f"partial_runs {rules.partial_runs!r}: one of {', '.join(PARTIAL_RUNS)}")
 
 
 def _cards(n: int) -> str:
@@ -362,11 +370,29 @@ def _reason(table: Table, rules: Any, move: Move) -> str | None:
     if col:
         if not builds_on(card, col[-1], rules.build):
             return f"{format_card(card)} does not build on {format_card(col[-1])} (build: {rules.build})"
+        if source[0] == "column" and rules.partial_runs == "uncovers_home":
+            return _partial_reason(table, source[1], card)
     elif not empty_column_takes(card, rules, table.ranks - 1):
         if rules.empty_column == "none":
             return "nothing may move into an empty column (empty_column: none)"
         return f"an empty column takes only a card of rank {RANKS[table.ranks - 1]} (empty_column: kings)"
     return None
+
+
+def _partial_reason(table: Table, k: int, card: int) -> str | None:
+    """Under ``partial_runs: uncovers_home``: why ``card`` (with the cards on it) may not leave column k for a
+    card, or None.  A whole face-up run may; a part of one only when the card it uncovers is next home."""
+    col = table.columns[k]
+    i = col.index(card)
+    if i == table.face_down[k]:
+        return None
+    under = col[i - 1]
+    if table.foundations[suit(under)] == rank(under) - 1:
+        return None
+    return (
+        f"{format_card(card)} is part of a run: it may leave {format_card(under)} only when that card goes home "
+        "next (partial_runs: uncovers_home)"
+    )
 
 
 def legal_moves(table: Table, rules: Any) -> list[Move]:
