@@ -38,13 +38,13 @@ def _solver(combo: dict | None = None, preset: str | None = None, **more):
 
 
 def test_every_win_is_replayed_by_the_reference_and_a_corrupted_one_is_refused() -> None:
-    # pysolfc deals are quick to solve; 150 of them, every one won, each solution replayed here again
+    # pysolfc deals are quick to solve; 60 of them, every one won, each solution replayed here again
     # (play_batch already replays each inside, raising SolverError on a refusal).
     rules = _solver(preset="pysolfc")
-    decks = seeded_deals(DECK_AMAZONS, 2009, 0, 150)
+    decks = seeded_deals(DECK_AMAZONS, 2009, 0, 60)
     out = GAME.play_batch(decks, rules)
     won = out["outcome"] == WON
-    assert won.sum() >= 140  # not vacuous: nearly all are won (all 2,000 measured deals of this preset are)
+    assert won.sum() >= 56  # not vacuous: nearly all are won (all 2,000 measured deals of this preset are)
     for deal, text, rounds in zip(decks[won], out["solution"][won], out["rounds"][won], strict=True):
         assert reference.check_solution([int(c) for c in deal], rules, text) is None
         assert text.count(" / ") + 1 == rounds

@@ -44,8 +44,9 @@ MAXH = 20  # a column's cards: 6 face down + 13 face up, and one more
 MAXT = 32  # stock and waste
 # Legal moves of one position, at most: 7 column tops home, 32 talon cards home, 28 runs onto cards (each top takes
 # at most 4 cards), 28 talon cards onto cards, 32 x 6 talon cards and 52 x 6 runs into empty columns, 28 worried
-# back: 627 (the MV rows are int32)
+# back: 627 (the moves are int32, in one pool: each frame takes the rows it needs)
 MAXM = 640
+MOVES_PER_FRAME = 48  # the move pool's size a frame of the stack, on average (the stack doubles when it is short)
 
 # Move codes: kind | a << 3 | b << 9 | c << 15
 M_COL_F, M_WASTE_F, M_WASTE_COL, M_RUN, M_F_COL, M_DRAW, M_REDEAL, M_TALON = range(8)
@@ -332,10 +333,10 @@ def _moved_card(m, col, ch, tal, sc, fnd):
 
 
 @nb.njit(cache=True, inline="always")
-def _frame_moves(g, MV, COL, CH, FD, TAL, SC, FND, ncols, top_rank, draw, redeals, build, empty, worry, partial):
-    """The moves of the stack's frame g, written to its row of MV; how many."""
+def _frame_moves(g, MV, BASE, COL, CH, FD, TAL, SC, FND, ncols, top_rank, draw, redeals, build, empty, worry, partial):
+    """The moves of the stack's frame g, written to the pool MV from BASE[g]; how many."""
     return _moves(
-        MV[g],
+        MV[BASE[g] : BASE[g] + MAXM],
         COL[g],
         CH[g],
         FD[g],
@@ -365,14 +366,14 @@ def _talon_steps(m, tl, wp, draw):
 
 
 @nb.njit(cache=True, inline="always")
-def _won_line(g, MV, NX, AUTO, NA, COL, CH, TAL, SC, FND, draw):
+def _won_line(g, MV, BASE, NX, AUTO, NA, COL, CH, TAL, SC, FND, draw):
     """The line to frame g in the reference's moves: each frame's safe moves (point 3), then the move tried from
     it, a talon move (point 4) written out as its draws, its redeal and the play of the waste's top."""
     n = 0
     for t in range(g + 1):
         n += NA[t]
         if t < g:
-            m = MV[t, NX[t] - 1]
+            m = MV[BASE[t] + NX[t] - 1]
             n += 1
             if m & 7 == M_TALON:
                 d1, r, d2 = _talon_steps(m, SC[t, 0], SC[t, 1], draw)
@@ -385,7 +386,7 @@ def _won_line(g, MV, NX, AUTO, NA, COL, CH, TAL, SC, FND, draw):
             line[n, 1] = AUTO[t, i, 1]
             n += 1
         if t < g:
-            m = MV[t, NX[t] - 1]
+            m = MV[BASE[t] + NX[t] - 1]
             card = _moved_card(m, COL[t], CH[t], TAL[t], SC[t], FND[t])
             if m & 7 == M_TALON:
                 d1, r, d2 = _talon_steps(m, SC[t, 0], SC[t, 1], draw)
@@ -431,6 +432,7 @@ def _solve(
     SC,
     FND,
     MV,
+    BASE,
     NM,
     NX,
     AUTO,
@@ -465,12 +467,15 @@ def _solve(
     best = FND[0, 0] + FND[0, 1] + FND[0, 2] + FND[0, 3]
     line = np.zeros((0, 2), dtype=np.int64)
     if best == ncards:
-        return WON, 0, best, _won_line(0, MV, NX, AUTO, NA, COL, CH, TAL, SC, FND, draw), recs, table
+        return WON, 0, best, _won_line(0, MV, BASE, NX, AUTO, NA, COL, CH, TAL, SC, FND, draw), recs, table
     w = np.zeros(KEY_WORDS, dtype=np.uint64)
     _encode(w, COL[0], CH[0], FD[0], TAL[0], SC[0, 0], SC[0, 1], FND[0], 0, ncols, talpos, count_redeals)
     recs, table, _, _ = add(recs, table, 0, w, gen)
     nrec = 1
-    NM[0] = _frame_moves(0, MV, COL, CH, FD, TAL, SC, FND, ncols, top_rank, draw, redeals, build, empty, worry, partial)
+    BASE[0] = 0
+    NM[0] = _frame_moves(
+        0, MV, BASE, COL, CH, FD, TAL, SC, FND, ncols, top_rank, draw, redeals, build, empty, worry, partial
+    )
     NX[0] = 0
     sp = 1
     while sp > 0:
@@ -478,7 +483,7 @@ def _solve(
         if NX[f] == NM[f]:
             sp -= 1
             continue
-        m = MV[f, NX[f]]
+        m = MV[BASE[f] + NX[f]]
         NX[f] += 1
         if sp == depth:
             return STACK_TOO_SMALL, nrec, best, line, recs, table
@@ -495,7 +500,7 @@ def _solve(
         if home > best:
             best = home
         if home == ncards:
-            return WON, nrec, best, _won_line(g, MV, NX, AUTO, NA, COL, CH, TAL, SC, FND, draw), recs, table
+            return WON, nrec, best, _won_line(g, MV, BASE, NX, AUTO, NA, COL, CH, TAL, SC, FND, draw), recs, table
         _encode(w, COL[g], CH[g], FD[g], TAL[g], SC[g, 0], SC[g, 1], FND[g], SC[g, 2], ncols, talpos, count_redeals)
         if nrec >= max_nodes:
             return UNKNOWN, nrec, best, line, recs, table
@@ -503,8 +508,11 @@ def _solve(
         if not added:
             continue
         nrec += 1
+        BASE[g] = BASE[f] + NM[f]
+        if BASE[g] + MAXM > MV.shape[0]:
+            return STACK_TOO_SMALL, nrec, best, line, recs, table
         NM[g] = _frame_moves(
-            g, MV, COL, CH, FD, TAL, SC, FND, ncols, top_rank, draw, redeals, build, empty, worry, partial
+            g, MV, BASE, COL, CH, FD, TAL, SC, FND, ncols, top_rank, draw, redeals, build, empty, worry, partial
         )
         NX[g] = 0
         sp += 1
@@ -526,10 +534,11 @@ class Workspace:
         self.TAL = np.zeros((depth, MAXT), dtype=np.uint8)
         self.SC = np.zeros((depth, 3), dtype=np.int64)
         self.FND = np.zeros((depth, 4), dtype=np.int64)
-        self.MV = np.zeros((depth, MAXM), dtype=np.int32)
+        self.MV = np.zeros(depth * MOVES_PER_FRAME, dtype=np.int32)  # the frames' moves, one after another
+        self.BASE = np.zeros(depth + 1, dtype=np.int64)  # where each frame's moves start in MV
         self.NM = np.zeros(depth, dtype=np.int64)
         self.NX = np.zeros(depth, dtype=np.int64)
-        self.AUTO = np.zeros((depth, 52, 2), dtype=np.int64)
+        self.AUTO = np.zeros((depth, 52, 2), dtype=np.int32)
         self.NA = np.zeros(depth, dtype=np.int64)
 
     @property
@@ -537,7 +546,20 @@ class Workspace:
         return self.CH.shape[0]
 
     def arrays(self) -> tuple:
-        return self.COL, self.CH, self.FD, self.TAL, self.SC, self.FND, self.MV, self.NM, self.NX, self.AUTO, self.NA
+        return (
+            self.COL,
+            self.CH,
+            self.FD,
+            self.TAL,
+            self.SC,
+            self.FND,
+            self.MV,
+            self.BASE,
+            self.NM,
+            self.NX,
+            self.AUTO,
+            self.NA,
+        )
 
     def next_gen(self) -> int:
         self.gen = next_gen(self.table, self.gen)
