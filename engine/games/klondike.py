@@ -5,7 +5,8 @@ reading; the solver (engine/games/klondike_solver.py) plays the very same game, 
 it to the reference's plain exhaustive search on reduced decks under every combination of the switches.  The
 switches and their defaults are Solvitaire's (Blake and Gent, "The Winnability of Klondike Solitaire and Many
 Other Patience Games"): draw 3, redeals unlimited, worrying back, Kings (or runs headed by one) to spaces, builds
-down in alternating colours.  Thoughtful: the solver sees every card, face down or in the stock.
+down in alternating colours, a part of a run moved onto a card only when the card it uncovers goes home.
+Thoughtful: the solver sees every card, face down or in the stock.
 
 Outcomes: ``won`` (with a line the reference replays), ``unsolvable`` (every line searched), ``unknown``
 (``max_nodes`` positions stored first).  ``rounds``: the passes through the stock the line makes (its redeals
