@@ -565,7 +565,8 @@ def _report_table(report: Report) -> str:
     if report.sources:
         notes.append(
             "verdict: consistent when |ours - published| <= 1.96 x the combined standard error "
-            "(ours taken at the published rate: the score test behind Wilson's interval)"
+            "(ours taken at the published rate: the score test behind Wilson's interval); consistent as bounds "
+            "when some share between every unknown lost and every unknown won is"
         )
     return _table(header, rows) + "".join(f'<p class="note">{_e(n)}</p>' for n in notes)
 

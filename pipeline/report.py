@@ -103,6 +103,22 @@ def verdict(wins: int, n: int, ref_rate: float, ref_ci95: float | None) -> tuple
     return (z, "consistent" if abs(z) <= Z95 else "not consistent")
 
 
+def verdict_as_bounds(wins: int, unknown: int, n: int, ref_rate: float, ref_ci95: float | None) -> tuple[float, str]:
+    """:func:`verdict` when ``unknown`` of the n deals are undecided (a solver's budget ran out): our share lies
+    between wins / n (every unknown lost) and (wins + unknown) / n (every one won), so the published figure is
+    consistent, as bounds, when it is consistent with some share in that range.  The z given is the one of the
+    range nearest zero: 0 when the published figure falls between the two ends."""
+    if unknown == 0:
+        return verdict(wins, n, ref_rate, ref_ci95)
+    z_low, _ = verdict(wins, n, ref_rate, ref_ci95)
+    z_high, _ = verdict(wins + unknown, n, ref_rate, ref_ci95)
+    if z_low > Z95:
+        return (z_low, "not consistent")
+    if z_high < -Z95:
+        return (z_high, "not consistent")
+    return (0.0 if z_low <= 0.0 <= z_high else min(z_low, z_high, key=abs), "consistent as bounds")
+
+
 @dataclass
 class Report:
     study: str
@@ -281,7 +297,7 @@ def _rows(
         elif ref.get("context"):  # rules never stated: a figure to set beside ours, not a test
             z, word = None, CONTEXT_ONLY
         else:
-            z, word = verdict(wins, deals, ref["win_rate"], ref.get("ci95"))
+            z, word = verdict_as_bounds(wins, fig.get("n_unknown", 0), deals, ref["win_rate"], ref.get("ci95"))
         records.append(
             {
                 "variant": name,
@@ -392,7 +408,8 @@ def _notes(report: Report) -> list[str]:
     if report.sources:
         notes.append(
             "verdict: consistent when |ours - published| <= 1.96 x combined standard error "
-            "(ours binomial at the published rate; published error from its ci95, 0 when not given)"
+            "(ours binomial at the published rate; published error from its ci95, 0 when not given); "
+            "consistent as bounds when some share between every unknown lost and every unknown won is"
         )
     return notes
 

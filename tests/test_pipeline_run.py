@@ -334,6 +334,22 @@ def test_verdict_is_a_score_test_that_holds_at_100_percent():
     assert verdict(9, 10, 1.0, None)[1] == "not consistent"
 
 
+def test_unknown_outcomes_make_the_verdict_one_of_bounds():
+    """A solver's unknowns: our share is somewhere from every unknown lost to every unknown won, and the verdict
+    asks whether the published figure is consistent with some share in that range (Klondike's draw 3 on 2,000
+    deals: 1,517 won and 252 unknown, 75.9-88.5%, is consistent with 81.945%; unknowns counted as lost, z = -7)."""
+    from pipeline.report import verdict, verdict_as_bounds
+
+    assert verdict_as_bounds(5469, 0, 10_000, 0.5455, 0.0089) == verdict(5469, 10_000, 0.5455, 0.0089)
+    assert verdict(1517, 2000, 0.81945, 0.00084)[1] == "not consistent"
+    assert verdict_as_bounds(1517, 252, 2000, 0.81945, 0.00084) == (0.0, "consistent as bounds")
+    z_low = verdict(820, 1000, 0.81945, None)[0]  # just above at the low end: that end's z, nearest zero
+    assert verdict_as_bounds(820, 100, 1000, 0.81945, None) == (z_low, "consistent as bounds") and z_low > 0
+    z_high = verdict(750, 1000, 0.9, None)[0]  # below even with every unknown won
+    assert verdict_as_bounds(700, 50, 1000, 0.9, None) == (z_high, "not consistent") and z_high < -1.96
+    assert verdict_as_bounds(900, 50, 1000, 0.8, None) == (verdict(900, 1000, 0.8, None)[0], "not consistent")
+
+
 def test_wilson_interval_edges():
     assert wilson(0, 10)[0] == 0.0 and 0 < wilson(0, 10)[1] < 0.35
     lo, hi = wilson(50, 100)
