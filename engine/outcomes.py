@@ -7,6 +7,12 @@ from __future__ import annotations
 
 OUTCOMES: tuple[str, ...] = ("won", "cycle", "blocked", "capped", "unsolvable", "unknown")
 WON, CYCLE, BLOCKED, CAPPED, UNSOLVABLE, UNKNOWN = range(6)
+# An exact solver's verdicts as a trace words them
+SOLVER_VERDICTS: dict[int, str] = {
+    WON: "won",
+    UNSOLVABLE: "unsolvable (every line of play searched)",
+    UNKNOWN: "unknown (max_nodes reached)",
+}
 
 
 def outcome_name(code: int) -> str:

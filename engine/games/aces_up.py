@@ -68,7 +68,7 @@ import numpy as np
 
 from engine.cards import DECK_52
 from engine.deals import batch_of_deals, read_only_uint8
-from engine.outcomes import BLOCKED, OUTCOMES, UNKNOWN, UNSOLVABLE, WON, SolverError
+from engine.outcomes import BLOCKED, OUTCOMES, SOLVER_VERDICTS, UNKNOWN, UNSOLVABLE, WON, SolverError
 from engine.reference import aces_up as reference
 from engine.registry import Column, GameSpec, PlayResult, new_columns, uses_solver
 from engine.rules import RuleError, switch
@@ -763,11 +763,7 @@ def play_one(deal: np.ndarray, rules: AcesUpRules, trace: bool = False) -> PlayR
         if r.code == WON:
             lines += reference.solution_lines(cards, rules, r.solution)
             lines.append(f"solution: {r.solution}")
-        verdict = {
-            WON: "won",
-            UNSOLVABLE: "unsolvable (every line of play searched)",
-            UNKNOWN: "unknown (max_nodes reached)",
-        }[r.code]
+        verdict = SOLVER_VERDICTS[r.code]
         lines.append(
             f"{verdict}: {r.moves} moves, {r.cards_left} cards left; {r.nodes} positions stored, {r.seconds:.4f} s"
         )

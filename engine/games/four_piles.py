@@ -66,7 +66,7 @@ import numpy as np
 
 from engine.cards import DECK_52
 from engine.deals import batch_of_deals
-from engine.outcomes import BLOCKED, OUTCOMES, UNKNOWN, UNSOLVABLE, WON, SolverError
+from engine.outcomes import BLOCKED, OUTCOMES, SOLVER_VERDICTS, UNKNOWN, UNSOLVABLE, WON, SolverError
 from engine.reference import auld_lang_syne as reference
 from engine.registry import Column, GameSpec, PlayResult, new_columns
 from engine.rules import RuleError, switch
@@ -657,11 +657,7 @@ def play_one_with(deal: np.ndarray, rules: FourPilesRules, aces_start: bool, tra
             _, table = reference.replay(cards, rules, aces_start, r.solution, record=True)
             lines += reference.trace_lines(table.events, rules.piles)
             lines.append(f"solution: {r.solution}")
-        verdict = {
-            WON: "won",
-            UNSOLVABLE: "unsolvable (every line of play searched)",
-            UNKNOWN: "unknown (max_nodes reached)",
-        }[r.code]
+        verdict = SOLVER_VERDICTS[r.code]
         lines.append(
             f"{verdict}: {r.moves} plays, {r.cards_left} cards left; {r.nodes} positions expanded, {r.seconds:.4f} s"
         )

@@ -23,7 +23,7 @@ import numpy as np
 from engine.cards import DECK_52, format_card
 from engine.deals import batch_of_deals
 from engine.games import klondike_solver as solver
-from engine.outcomes import OUTCOMES, UNKNOWN, UNSOLVABLE, WON, SolverError
+from engine.outcomes import OUTCOMES, SOLVER_VERDICTS, UNKNOWN, UNSOLVABLE, WON, SolverError
 from engine.reference import klondike as reference
 from engine.registry import Column, GameSpec, PlayResult, new_columns
 from engine.rules import switch
@@ -235,11 +235,7 @@ def play_one(deal: np.ndarray, rules: KlondikeRules, trace: bool = False) -> Pla
             lines.append(f"solution: {r.solution}")
         else:
             lines += reference.layout_lines(reference.deal_layout(cards, COLUMNS))
-        verdict = {
-            WON: "won",
-            UNSOLVABLE: "unsolvable (every line of play searched)",
-            UNKNOWN: "unknown (max_nodes reached)",
-        }[r.code]
+        verdict = SOLVER_VERDICTS[r.code]
         lines.append(
             f"{verdict}: {r.moves} moves, {r.cards_left} cards left; {r.nodes} positions stored, {r.seconds:.4f} s"
         )
